@@ -1,0 +1,40 @@
+"""fastbits: ONNX BitwiseAnd-18 and BitCast-26, exact and fast.
+
+>>> import numpy as np, fastbits
+>>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
+array([2, 1], dtype=int32)
+>>> fastbits.bitcast(np.array([1.0], np.float32), "INT32")
+array([1065353216], dtype=int32)
+"""
+
+from . import spec
+from ._ops import BACKEND, bitcast, bitwise_and, get_num_threads, set_num_threads
+from ._version import __version__
+from .errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    BitWidthError,
+    BroadcastError,
+    FastbitsError,
+    TypeConstraintError,
+    UnknownDataTypeError,
+)
+from .spec import DataType
+
+__all__ = [
+    "BACKEND",
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "BitWidthError",
+    "BroadcastError",
+    "DataType",
+    "FastbitsError",
+    "TypeConstraintError",
+    "UnknownDataTypeError",
+    "__version__",
+    "bitcast",
+    "bitwise_and",
+    "get_num_threads",
+    "set_num_threads",
+    "spec",
+]

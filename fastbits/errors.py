@@ -1,0 +1,59 @@
+"""The exceptions fastbits raises.
+
+Every error is a :class:`FastbitsError` and also a builtin ``TypeError`` or
+``ValueError``, so code written against numpy or the onnx reference evaluator
+keeps catching what it caught before.  Each message names the operator, the
+input and what was expected.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "BitWidthError",
+    "BroadcastError",
+    "FastbitsError",
+    "TypeConstraintError",
+    "UnknownDataTypeError",
+]
+
+
+class FastbitsError(Exception):
+    """Base class of every error fastbits raises."""
+
+
+class TypeConstraintError(FastbitsError, TypeError):
+    """An input's type is outside the operator's ONNX type constraint.
+
+    Raised for a dtype outside BitwiseAnd's ``T`` or BitCast's ``T1``/``T2``,
+    for BitwiseAnd operands of two different types, and for an ``out`` array
+    of the wrong dtype.
+    """
+
+
+class BitWidthError(TypeConstraintError, ValueError):
+    """BitCast between two types whose ONNX bit widths differ.
+
+    Also a ``ValueError``, which is what the onnx reference evaluator raises.
+    """
+
+
+class BroadcastError(FastbitsError, ValueError):
+    """Shapes that do not broadcast, or an ``out`` of the wrong shape."""
+
+
+class UnknownDataTypeError(FastbitsError, ValueError):
+    """A ``to`` that names no ONNX data type at all (29, -1, "float128")."""
+
+
+class ArgumentTypeError(FastbitsError, TypeError):
+    """An argument of a Python type the function does not take."""
+
+
+class ArgumentValueError(FastbitsError, ValueError):
+    """An argument of the right type with a value the function refuses.
+
+    For example a read-only ``out`` or a Python int operand outside the range
+    of the other operand's dtype.
+    """

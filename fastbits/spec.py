@@ -1,0 +1,468 @@
+"""What ONNX allows: the one place that encodes ONNX's types and the two operators' rules.
+
+Both implementations (the pure-Python module and the compiled one) take every
+check from here, so they cannot disagree on what is allowed.  The module holds
+
+* :class:`DataType`, every ``TensorProto.DataType`` code of onnx 1.23 (0 to 28),
+  with each type's ONNX bit width and its numpy / ml_dtypes dtype;
+* the type-constraint sets of BitwiseAnd-18 (``T``) and BitCast-26 (``T1``,
+  ``T2``) and the operators' since-versions;
+* the resolution of arguments: a BitCast ``to``, BitwiseAnd operands (Python
+  ints included), multidirectional broadcasting and ``out=`` arrays.
+
+Every ``check_*``/``resolve_*`` function either returns or raises one of the
+errors of :mod:`fastbits.errors` with a message that names the operator, the
+input and what was expected.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, NamedTuple
+
+import ml_dtypes
+import numpy as np
+
+from .errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    BitWidthError,
+    BroadcastError,
+    TypeConstraintError,
+    UnknownDataTypeError,
+)
+
+__all__ = [
+    "BITCAST",
+    "BITCAST_T1",
+    "BITCAST_T2",
+    "BITWISE_AND",
+    "BITWISE_AND_T",
+    "DataType",
+    "SINCE_VERSION",
+    "TypeInfo",
+    "as_array",
+    "bit_width",
+    "broadcast_shape",
+    "check_bitcast",
+    "check_bitwise_and",
+    "check_copy",
+    "check_num_threads",
+    "check_out",
+    "datatype_of",
+    "describe_dtype",
+    "numpy_dtype",
+    "resolve_to",
+    "type_string",
+]
+
+BITWISE_AND = "BitwiseAnd"
+BITCAST = "BitCast"
+
+#: The opset version in which each operator, as fastbits implements it, appeared.
+SINCE_VERSION = {BITWISE_AND: 18, BITCAST: 26}
+
+
+class DataType(enum.IntEnum):
+    """ONNX ``TensorProto.DataType``: the codes and names of onnx 1.23."""
+
+    UNDEFINED = 0
+    FLOAT = 1
+    UINT8 = 2
+    INT8 = 3
+    UINT16 = 4
+    INT16 = 5
+    INT32 = 6
+    INT64 = 7
+    STRING = 8
+    BOOL = 9
+    FLOAT16 = 10
+    DOUBLE = 11
+    UINT32 = 12
+    UINT64 = 13
+    COMPLEX64 = 14
+    COMPLEX128 = 15
+    BFLOAT16 = 16
+    FLOAT8E4M3FN = 17
+    FLOAT8E4M3FNUZ = 18
+    FLOAT8E5M2 = 19
+    FLOAT8E5M2FNUZ = 20
+    UINT4 = 21
+    INT4 = 22
+    FLOAT4E2M1 = 23
+    FLOAT8E8M0 = 24
+    UINT2 = 25
+    INT2 = 26
+    FLOAT6E2M3 = 27
+    FLOAT6E3M2 = 28
+
+
+class TypeInfo(NamedTuple):
+    """What fastbits knows of one ONNX data type."""
+
+    #: Width of one element in ONNX, in bits (None: no fixed width).
+    bits: int | None
+    #: The numpy / ml_dtypes dtype that holds one element (one per byte for
+    #: sub-byte types, as ``onnx.numpy_helper.to_array`` gives them), or None.
+    dtype: np.dtype | None
+
+
+def _ml(name: str) -> np.dtype | None:
+    scalar_type = getattr(ml_dtypes, name, None)
+    return None if scalar_type is None else np.dtype(scalar_type)
+
+
+_D = DataType
+TYPES: dict[DataType, TypeInfo] = {
+    _D.UNDEFINED: TypeInfo(None, None),
+    _D.FLOAT: TypeInfo(32, np.dtype(np.float32)),
+    _D.UINT8: TypeInfo(8, np.dtype(np.uint8)),
+    _D.INT8: TypeInfo(8, np.dtype(np.int8)),
+    _D.UINT16: TypeInfo(16, np.dtype(np.uint16)),
+    _D.INT16: TypeInfo(16, np.dtype(np.int16)),
+    _D.INT32: TypeInfo(32, np.dtype(np.int32)),
+    _D.INT64: TypeInfo(64, np.dtype(np.int64)),
+    _D.STRING: TypeInfo(None, np.dtype(object)),
+    _D.BOOL: TypeInfo(8, np.dtype(np.bool_)),
+    _D.FLOAT16: TypeInfo(16, np.dtype(np.float16)),
+    _D.DOUBLE: TypeInfo(64, np.dtype(np.float64)),
+    _D.UINT32: TypeInfo(32, np.dtype(np.uint32)),
+    _D.UINT64: TypeInfo(64, np.dtype(np.uint64)),
+    _D.COMPLEX64: TypeInfo(64, np.dtype(np.complex64)),
+    _D.COMPLEX128: TypeInfo(128, np.dtype(np.complex128)),
+    _D.BFLOAT16: TypeInfo(16, _ml("bfloat16")),
+    _D.FLOAT8E4M3FN: TypeInfo(8, _ml("float8_e4m3fn")),
+    _D.FLOAT8E4M3FNUZ: TypeInfo(8, _ml("float8_e4m3fnuz")),
+    _D.FLOAT8E5M2: TypeInfo(8, _ml("float8_e5m2")),
+    _D.FLOAT8E5M2FNUZ: TypeInfo(8, _ml("float8_e5m2fnuz")),
+    _D.UINT4: TypeInfo(4, _ml("uint4")),
+    _D.INT4: TypeInfo(4, _ml("int4")),
+    _D.FLOAT4E2M1: TypeInfo(4, _ml("float4_e2m1fn")),
+    _D.FLOAT8E8M0: TypeInfo(8, _ml("float8_e8m0fnu")),
+    _D.UINT2: TypeInfo(2, _ml("uint2")),
+    _D.INT2: TypeInfo(2, _ml("int2")),
+    _D.FLOAT6E2M3: TypeInfo(6, _ml("float6_e2m3fn")),
+    _D.FLOAT6E3M2: TypeInfo(6, _ml("float6_e3m2fn")),
+}
+del _D
+
+#: BitwiseAnd-18, type constraint ``T``: the eight integer types.
+BITWISE_AND_T: frozenset[DataType] = frozenset(
+    {
+        DataType.INT8,
+        DataType.INT16,
+        DataType.INT32,
+        DataType.INT64,
+        DataType.UINT8,
+        DataType.UINT16,
+        DataType.UINT32,
+        DataType.UINT64,
+    }
+)
+
+#: BitCast-26, ``T1`` (input) and ``T2`` (output): every type but string.
+#: UNDEFINED and the 6-bit floats are not tensor types of BitCast-26 either.
+BITCAST_T1: frozenset[DataType] = frozenset(DataType) - {
+    DataType.UNDEFINED,
+    DataType.STRING,
+    DataType.FLOAT6E2M3,
+    DataType.FLOAT6E3M2,
+}
+BITCAST_T2: frozenset[DataType] = BITCAST_T1
+
+# Native-byte-order dtype -> DataType.  numpy dtypes compare equal (and hash
+# alike) across aliases such as 'l' and 'q', so one entry serves both.
+_BY_DTYPE: dict[np.dtype, DataType] = {
+    info.dtype: code
+    for code, info in TYPES.items()
+    if info.dtype is not None and code is not DataType.STRING
+}
+# Lower-case numpy-style names ("float8_e4m3fn", "float32") -> DataType.
+_BY_NUMPY_NAME: dict[str, DataType] = {
+    info.dtype.name: code
+    for code, info in TYPES.items()
+    if info.dtype is not None and code is not DataType.STRING
+}
+
+
+def type_string(code: DataType) -> str:
+    """The ONNX type string of ``code``, as schemas spell it: ``tensor(float)``."""
+    return f"tensor({DataType(code).name.lower()})"
+
+
+def bit_width(code: DataType) -> int | None:
+    """ONNX width of one element of ``code`` in bits (bool: 8, int4: 4)."""
+    return TYPES[DataType(code)].bits
+
+
+def numpy_dtype(code: DataType) -> np.dtype | None:
+    """The numpy / ml_dtypes dtype that holds elements of ``code``."""
+    return TYPES[DataType(code)].dtype
+
+
+def datatype_of(dtype: Any) -> DataType | None:
+    """The ONNX data type of a numpy dtype, byte order aside; None if it has none.
+
+    Numpy strings (``'<U'``, ``'S'``) and object arrays are ONNX STRING.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind in "OUST":
+        return DataType.STRING
+    if not dtype.isnative:
+        dtype = dtype.newbyteorder("=")
+    return _BY_DTYPE.get(dtype)
+
+
+def describe_dtype(dtype: np.dtype) -> str:
+    """``'int32 (tensor(int32))'``, or ``'float128 (no ONNX type)'``."""
+    code = datatype_of(dtype)
+    onnx_name = "no ONNX type" if code is None else type_string(code)
+    return f"{dtype.str if dtype.kind in 'OUSTV' else dtype} ({onnx_name})"
+
+
+def _allowed(types: frozenset[DataType]) -> str:
+    return ", ".join(type_string(t) for t in sorted(types))
+
+
+# --------------------------------------------------------------------------
+# BitCast
+
+
+def resolve_to(to: Any) -> DataType:
+    """Resolve BitCast's ``to`` into a :class:`DataType`, T2 or not.
+
+    ``to`` may be an ONNX code (``6``, ``TensorProto.INT32``), a
+    :class:`DataType`, a numpy / ml_dtypes dtype or scalar type, or a name:
+    ONNX style first (``"FLOAT"`` is 32 bits, ``"tensor(float)"`` too), then
+    numpy style (``"float8_e4m3fn"``, ``"f4"``), case-insensitive.  Raises
+    :class:`UnknownDataTypeError` when ``to`` names no ONNX type and
+    :class:`ArgumentTypeError` when it is of no such kind.
+    """
+    if isinstance(to, DataType):
+        return to
+    if isinstance(to, (bool, np.bool_)):
+        raise ArgumentTypeError(
+            f"{BITCAST}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"DataType, a dtype or a name), not the bool {to!r}"
+        )
+    if isinstance(to, (int, np.integer)):
+        try:
+            return DataType(int(to))
+        except ValueError:
+            raise UnknownDataTypeError(
+                f"{BITCAST}: attribute 'to' = {int(to)} is not an ONNX data type code; "
+                f"expected one of 0..{max(DataType)} (the codes of TensorProto.DataType)"
+            ) from None
+    if isinstance(to, str):
+        return _resolve_name(to)
+    try:
+        dtype = np.dtype(to)
+    except TypeError:
+        raise ArgumentTypeError(
+            f"{BITCAST}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"DataType, a dtype or a name), not {type(to).__name__} {to!r}"
+        ) from None
+    if to is None:
+        raise ArgumentTypeError(
+            f"{BITCAST}: attribute 'to' is required: an ONNX data type (an int code, a "
+            f"DataType, a dtype or a name), not None"
+        )
+    code = datatype_of(dtype)
+    if code is None:
+        raise UnknownDataTypeError(
+            f"{BITCAST}: attribute 'to' = dtype {dtype} has no ONNX data type; "
+            f"expected one of {_allowed(BITCAST_T2)}"
+        )
+    return code
+
+
+def _resolve_name(name: str) -> DataType:
+    key = name.strip()
+    if key.lower().startswith("tensor(") and key.endswith(")"):
+        key = key[len("tensor(") : -1]
+    if key.upper() in DataType.__members__:
+        return DataType[key.upper()]
+    code = _BY_NUMPY_NAME.get(key.lower())
+    if code is not None:
+        return code
+    try:
+        dtype = np.dtype(key)
+    except TypeError:
+        dtype = None
+    code = None if dtype is None else datatype_of(dtype)
+    if code is None:
+        raise UnknownDataTypeError(
+            f"{BITCAST}: attribute 'to' = {name!r} names no ONNX data type; expected "
+            f"an ONNX name such as 'INT32' or 'FLOAT8E4M3FN' or a numpy name such as "
+            f"'int32' or 'float8_e4m3fn' (T2 is {_allowed(BITCAST_T2)})"
+        )
+    return code
+
+
+def check_bitcast(dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
+    """Check BitCast's input dtype and ``to``; return their two ONNX types.
+
+    The input must be in T1, ``to`` in T2 and their ONNX bit widths equal
+    (int4 and float4e2m1: 4 bits; int2: 2 bits; bool: 8 bits), whatever
+    numpy's itemsize says.
+    """
+    src = datatype_of(dtype)
+    if src is None or src not in BITCAST_T1:
+        raise TypeConstraintError(
+            f"{BITCAST}: input 'input' has dtype {describe_dtype(dtype)}, which is not "
+            f"in T1; expected one of {_allowed(BITCAST_T1)}"
+        )
+    dst = resolve_to(to)
+    if dst not in BITCAST_T2:
+        raise TypeConstraintError(
+            f"{BITCAST}: attribute 'to' = {dst.name} ({int(dst)}) is not in T2; "
+            f"expected one of {_allowed(BITCAST_T2)}"
+        )
+    if TYPES[src].bits != TYPES[dst].bits:
+        same = sorted(t for t in BITCAST_T2 if TYPES[t].bits == TYPES[src].bits)
+        raise BitWidthError(
+            f"{BITCAST}: input 'input' is {type_string(src)} ({TYPES[src].bits} bits) but "
+            f"'to' is {type_string(dst)} ({TYPES[dst].bits} bits); the widths must be "
+            f"equal, so 'to' must be one of {', '.join(type_string(t) for t in same)}"
+        )
+    return src, dst
+
+
+# --------------------------------------------------------------------------
+# BitwiseAnd
+
+
+def as_array(op: str, value: Any, name: str, allowed: frozenset[DataType]) -> np.ndarray:
+    """``value`` as an ndarray (:func:`numpy.asarray` for array-likes), or a clear error."""
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ArgumentTypeError(
+            f"{op}: input '{name}' cannot be read as an array ({exc}); "
+            f"expected a numpy array of one of {_allowed(allowed)}"
+        ) from None
+
+
+def _int_operand(value: int, name: str, dtype: np.dtype) -> np.ndarray:
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise ArgumentValueError(
+            f"{BITWISE_AND}: input '{name}' is the Python int {value}, outside the "
+            f"range [{info.min}, {info.max}] of the other input's type "
+            f"{type_string(datatype_of(dtype))}"
+        )
+    return np.asarray(value, dtype=dtype.newbyteorder("="))
+
+
+def _is_python_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_bitwise_and(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, DataType]:
+    """Check and convert BitwiseAnd's operands; return them as arrays and their type.
+
+    Both must have the same type in T.  A Python int takes the other
+    operand's type (as numpy's NEP 50 does) and must fit in it.  Array-likes
+    are read with :func:`numpy.asarray`; nothing is promoted.
+    """
+    if _is_python_int(a) and _is_python_int(b):
+        raise TypeConstraintError(
+            f"{BITWISE_AND}: inputs 'A' and 'B' are both Python ints, so T is unknown; "
+            f"expected at least one array of one of {_allowed(BITWISE_AND_T)}"
+        )
+    if _is_python_int(a):
+        b = as_array(BITWISE_AND, b, "B", BITWISE_AND_T)
+        types = _operand_types(b, b)
+        return _int_operand(a, "A", b.dtype), b, types
+    if _is_python_int(b):
+        a = as_array(BITWISE_AND, a, "A", BITWISE_AND_T)
+        types = _operand_types(a, a)
+        return a, _int_operand(b, "B", a.dtype), types
+    a = as_array(BITWISE_AND, a, "A", BITWISE_AND_T)
+    b = as_array(BITWISE_AND, b, "B", BITWISE_AND_T)
+    return a, b, _operand_types(a, b)
+
+
+def _operand_types(a: np.ndarray, b: np.ndarray) -> DataType:
+    codes = []
+    for name, array in (("A", a), ("B", b)):
+        code = datatype_of(array.dtype)
+        if code not in BITWISE_AND_T:
+            raise TypeConstraintError(
+                f"{BITWISE_AND}: input '{name}' has dtype {describe_dtype(array.dtype)}, "
+                f"which is not in T; expected one of {_allowed(BITWISE_AND_T)}"
+            )
+        codes.append(code)
+    if codes[0] != codes[1]:
+        raise TypeConstraintError(
+            f"{BITWISE_AND}: inputs 'A' and 'B' must have the same type T, but 'A' is "
+            f"{type_string(codes[0])} and 'B' is {type_string(codes[1])}; fastbits "
+            f"does not promote (cast one of them first)"
+        )
+    return codes[0]
+
+
+def broadcast_shape(op: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[int, ...]:
+    """The multidirectional (numpy-style) broadcast of two shapes.
+
+    Shapes are aligned at their last axis; two sizes agree when they are
+    equal or one of them is 1.
+    """
+    ndim = max(len(shape_a), len(shape_b))
+    padded_a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    padded_b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    result = []
+    for size_a, size_b in zip(padded_a, padded_b):
+        if size_a == size_b or size_b == 1:
+            result.append(size_a)
+        elif size_a == 1:
+            result.append(size_b)
+        else:
+            raise BroadcastError(
+                f"{op}: inputs 'A' with shape {tuple(shape_a)} and 'B' with shape "
+                f"{tuple(shape_b)} do not broadcast (multidirectional broadcasting "
+                f"needs each pair of trailing sizes to be equal or 1)"
+            )
+    return tuple(result)
+
+
+def check_out(op: str, out: Any, shape: tuple[int, ...], code: DataType) -> np.ndarray:
+    """Check an ``out=`` array: an ndarray of exactly ``shape`` and type ``code``, writeable.
+
+    Any strides and either byte order are accepted.
+    """
+    if not isinstance(out, np.ndarray):
+        raise ArgumentTypeError(
+            f"{op}: 'out' must be a numpy.ndarray of shape {shape} and type "
+            f"{type_string(code)}, not {type(out).__name__}"
+        )
+    if datatype_of(out.dtype) != code:
+        raise TypeConstraintError(
+            f"{op}: 'out' has dtype {describe_dtype(out.dtype)} but the result is "
+            f"{type_string(code)}; expected an 'out' of that type"
+        )
+    if out.shape != tuple(shape):
+        raise BroadcastError(
+            f"{op}: 'out' has shape {out.shape} but the result has shape "
+            f"{tuple(shape)}; expected exactly that shape"
+        )
+    if not out.flags.writeable:
+        raise ArgumentValueError(f"{op}: 'out' is read-only; expected a writeable array")
+    return out
+
+
+def check_copy(op: str, copy: Any) -> bool:
+    """``copy`` must be a bool (numpy bools too)."""
+    if not isinstance(copy, (bool, np.bool_)):
+        raise ArgumentTypeError(f"{op}: 'copy' must be True or False, not {copy!r}")
+    return bool(copy)
+
+
+
+def check_num_threads(n: Any) -> int:
+    """A thread count for ``set_num_threads``: a positive int."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ArgumentValueError(f"set_num_threads: 'n' must be a positive int, not {n!r}")
+    return int(n)

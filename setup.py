@@ -1,0 +1,126 @@
+"""Build fastbits: the Cython kernels, or a pure install.
+
+Environment variables read at build time:
+
+* ``FASTBITS_NO_EXTENSIONS=1``: build no extension (a pure-Python install).
+* ``FASTBITS_REQUIRE_EXTENSIONS=1``: a failed compile is an error; without it
+  fastbits falls back to the pure path with a warning.
+* ``FASTBITS_DEBUG_BUILD=1``: ``-O0 -g3``, Cython bounds and wraparound
+  checks on, for debuggers and sanitizers (add ``CFLAGS=-fsanitize=...``).
+* ``FASTBITS_NO_OPENMP=1``: build single-threaded even where OpenMP works.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import tempfile
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip() not in ("", "0")
+
+
+NO_EXTENSIONS = _flag("FASTBITS_NO_EXTENSIONS")
+REQUIRE_EXTENSIONS = _flag("FASTBITS_REQUIRE_EXTENSIONS")
+DEBUG_BUILD = _flag("FASTBITS_DEBUG_BUILD")
+NO_OPENMP = _flag("FASTBITS_NO_OPENMP")
+
+if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
+    sys.exit("FASTBITS_NO_EXTENSIONS and FASTBITS_REQUIRE_EXTENSIONS contradict each other")
+
+
+def _compiler_accepts(flags: list[str]) -> bool:
+    """Probe whether the C compiler compiles and links a tiny OpenMP program with ``flags``."""
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    source = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "probe.c")
+        with open(path, "w") as handle:
+            handle.write(source)
+        command = cc.split() + [path, *flags, "-o", os.path.join(tmp, "probe")]
+        try:
+            return subprocess.run(command, capture_output=True, check=False).returncode == 0
+        except OSError:
+            return False
+
+
+def _openmp_flags() -> list[str]:
+    if NO_OPENMP or sys.platform == "win32":
+        return []
+    for flags in (["-fopenmp"], ["-Xpreprocessor", "-fopenmp", "-lomp"]):
+        if _compiler_accepts(flags):
+            return flags
+    return []
+
+
+def _extensions() -> list[Extension]:
+    if NO_EXTENSIONS:
+        print("fastbits: FASTBITS_NO_EXTENSIONS is set, building the pure-Python package")
+        return []
+    import numpy
+    from Cython.Build import cythonize
+
+    openmp = _openmp_flags()
+    if DEBUG_BUILD:
+        compile_args = ["-O0", "-g3"]
+    else:
+        compile_args = ["-O3"]
+    extension = Extension(
+        "fastbits._ops_c",
+        ["fastbits/_ops_c.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=compile_args + openmp,
+        extra_link_args=openmp,
+    )
+    print(
+        "fastbits: building the Cython kernels"
+        f" ({'debug' if DEBUG_BUILD else 'release'},"
+        f" OpenMP {'on' if openmp else 'off'})"
+    )
+    return cythonize(
+        [extension],
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": DEBUG_BUILD,
+            "wraparound": DEBUG_BUILD,
+            "initializedcheck": DEBUG_BUILD,
+            "embedsignature": True,
+        },
+        compile_time_env={"FASTBITS_OPENMP": bool(openmp)},
+    )
+
+
+class OptionalBuildExt(build_ext):
+    """Fall back to the pure path with a warning when the compile fails,
+    unless FASTBITS_REQUIRE_EXTENSIONS is set."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # a missing compiler raises several kinds
+            self._fail(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        if REQUIRE_EXTENSIONS:
+            raise
+        print(
+            f"WARNING: fastbits: the Cython kernels failed to build ({exc}); installing "
+            "the pure-Python path. Set FASTBITS_REQUIRE_EXTENSIONS=1 to make this an error.",
+            file=sys.stderr,
+        )
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,0 +1,64 @@
+"""Shared fixtures: every test that takes ``ops`` runs on each available path.
+
+``ops`` is the implementation module (``fastbits._ops_py`` or
+``fastbits._ops_c``): both expose ``bitwise_and``, ``bitcast``,
+``get_num_threads`` and ``set_num_threads``.  The compiled path is "absent"
+when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1)
+``test_compiled_module_loaded`` fails instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import pytest
+
+import fastbits
+
+
+def _compiled_module():
+    if fastbits._ops.PURE_PYTHON:
+        return None
+    try:
+        return importlib.import_module("fastbits._ops_c")
+    except ImportError:
+        return None
+
+
+COMPILED = _compiled_module()
+PURE = importlib.import_module("fastbits._ops_py")
+IMPLEMENTATIONS = {"python": PURE}
+if COMPILED is not None:
+    IMPLEMENTATIONS["cython"] = COMPILED
+
+REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--no-compiled",
+        action="store_true",
+        default=False,
+        help="run only the pure-Python path, skip tests marked 'compiled'",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--no-compiled") or COMPILED is None:
+        skip = pytest.mark.skip(reason="compiled path not available or deselected")
+        for item in items:
+            if "compiled" in item.keywords:
+                item.add_marker(skip)
+
+
+def _paths(config):
+    if config.getoption("--no-compiled"):
+        return {"python": PURE}
+    return IMPLEMENTATIONS
+
+
+def pytest_generate_tests(metafunc):
+    if "ops" in metafunc.fixturenames:
+        paths = _paths(metafunc.config)
+        metafunc.parametrize("ops", list(paths.values()), ids=list(paths), scope="session")
