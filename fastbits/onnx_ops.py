@@ -1,0 +1,138 @@
+"""fastbits' kernels as operators of onnx's reference evaluator.
+
+>>> import onnx.reference, fastbits.onnx_ops
+>>> sess = onnx.reference.ReferenceEvaluator(model, new_ops=fastbits.onnx_ops.OPS)  # doctest: +SKIP
+
+The evaluator then runs every ``BitwiseAnd`` and ``BitCast`` node of the
+default domain with fastbits' kernels, and every other node with its own.
+It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only, whatever
+the model's opset, so the classes check the opset themselves: a node is
+refused, with a ``RuntimeError``, when the operator does not exist in the
+model's opset (BitCast before 26, BitwiseAnd before 18) or when the
+installed onnx knows a later version of it than the one fastbits implements.
+
+Errors are fastbits' own (:mod:`fastbits.errors`): :class:`~onnx.reference.op_run.OpRun`
+would wrap every ``TypeError`` into a generic one, so the classes hand back
+the original instead.
+
+BitCast returns a new array, as an ONNX operator does (onnx's Identity
+copies too): the output never shares memory with the input.
+
+The kernels are looked up in :mod:`fastbits._ops` at each call, so they are
+whichever path ``fastbits.BACKEND`` names.
+
+Importing this module needs onnx >= 1.21 (the first with BitCast-26):
+``pip install 'fastbits[onnx]'``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXTRA = "pip install 'fastbits[onnx]'"
+
+try:
+    import onnx
+    import onnx.defs
+    from onnx.reference.op_run import OpRun
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise ImportError(
+        f"fastbits.onnx_ops needs the onnx package, which is not installed ({exc}); "
+        f"install it with: {_EXTRA}"
+    ) from exc
+
+from . import _ops, spec
+from .errors import FastbitsError
+
+__all__ = ["OPS", "BitCast", "BitwiseAnd"]
+
+
+def _schema(op: str) -> Any:
+    since = spec.SINCE_VERSION[op]
+    try:
+        schema = onnx.defs.get_schema(op, since, "")
+    except onnx.defs.SchemaError:
+        schema = None
+    if schema is None or schema.since_version != since:
+        raise ImportError(
+            f"fastbits.onnx_ops needs an onnx that defines {op}-{since}; onnx "
+            f"{onnx.__version__} does not (fastbits needs onnx>=1.21, the first with "
+            f"BitCast-26): {_EXTRA}"
+        )
+    return schema
+
+
+class _FastbitsOp(OpRun):
+    """What both operators share: the opset check and unwrapped errors."""
+
+    op_domain = ""
+
+    def __init__(self, onnx_node: Any, run_params: dict[str, Any], schema: Any = None):
+        opset = run_params.get("opsets", {}).get(self.op_domain)
+        if opset is not None:
+            self._check_opset(int(opset))
+        super().__init__(onnx_node, run_params, schema)
+
+    @classmethod
+    def _check_opset(cls, opset: int) -> None:
+        op = cls.op_schema.name
+        since = cls.op_schema.since_version
+        try:
+            active = onnx.defs.get_schema(op, opset, cls.op_domain).since_version
+        except onnx.defs.SchemaError:
+            active = None
+        if active == since:
+            return
+        if active is None:
+            reason = f"{op} does not exist before opset {since}"
+        else:
+            reason = f"that opset has {op}-{active}, which fastbits does not implement"
+        raise RuntimeError(
+            f"{op}: the model imports opset {opset} of the default domain, but "
+            f"{reason}; fastbits implements {op}-{since} (opsets {since} and later, "
+            f"up to the next version of {op})"
+        )
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().run(*args, **kwargs)
+        except TypeError as exc:
+            # OpRun.run turns every TypeError raised by _run into a generic
+            # "Issues with types ..."; give the caller fastbits' error back.
+            if isinstance(exc.__cause__, FastbitsError):
+                raise exc.__cause__ from None
+            raise
+
+
+class BitwiseAnd(_FastbitsOp):
+    """ONNX BitwiseAnd-18 with :func:`fastbits.bitwise_and`.
+
+    Both inputs must have the same type among the eight integer types; bool
+    is refused (onnx's own evaluator computes it), either byte order is read
+    by value, and the output is a new array in native byte order.
+    """
+
+    op_schema = _schema(spec.BITWISE_AND)
+
+    def _run(self, a: Any, b: Any) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.bitwise_and(a, b),)
+
+
+class BitCast(_FastbitsOp):
+    """ONNX BitCast-26 with :func:`fastbits.bitcast`.
+
+    ``to`` is the node's attribute, an ONNX data type code.  The ONNX bit
+    widths must match (int4 -> uint8 is refused with
+    :class:`~fastbits.BitWidthError`), strings are refused, big-endian input
+    is read as the value it holds, and an unknown code raises
+    :class:`~fastbits.UnknownDataTypeError`.
+    """
+
+    op_schema = _schema(spec.BITCAST)
+
+    def _run(self, x: Any, to: Any = None) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.bitcast(x, to, copy=True),)
+
+
+#: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
+OPS: list[type[OpRun]] = [BitwiseAnd, BitCast]
