@@ -13,8 +13,19 @@ import importlib
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import fastbits
+
+# Hypothesis profiles: "default" for the normal run (quick), "long" for nightly-style runs:
+# HYPOTHESIS_PROFILE=long tox, or pytest --hypothesis-profile=long.
+settings.register_profile(
+    "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def _compiled_module():
