@@ -11,6 +11,7 @@ from . import spec
 from ._ops import BACKEND, bitcast, bitwise_and, get_num_threads, set_num_threads
 from ._version import __version__
 from .errors import (
+    AllocationError,
     ArgumentTypeError,
     ArgumentValueError,
     BitWidthError,
@@ -23,6 +24,7 @@ from .spec import DataType
 
 __all__ = [
     "BACKEND",
+    "AllocationError",
     "ArgumentTypeError",
     "ArgumentValueError",
     "BitWidthError",

@@ -47,6 +47,8 @@ def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarr
         Shapes that do not broadcast, or an ``out`` of another shape.
     ArgumentValueError
         A Python int outside the other operand's range, or a read-only ``out``.
+    AllocationError
+        A result too large to allocate.
 
     Examples
     --------
@@ -57,7 +59,7 @@ def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarr
     a, b, code = spec.check_bitwise_and(a, b)
     shape = spec.broadcast_shape(BITWISE_AND, a.shape, b.shape)
     if out is None:
-        out = np.empty(shape, dtype=spec.numpy_dtype(code))
+        out = spec.allocate(BITWISE_AND, shape, spec.numpy_dtype(code))
     else:
         spec.check_out(BITWISE_AND, out, shape, code)
     # numpy reads either byte order and any strides, and copies an input

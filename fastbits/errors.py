@@ -9,6 +9,7 @@ input and what was expected.
 from __future__ import annotations
 
 __all__ = [
+    "AllocationError",
     "ArgumentTypeError",
     "ArgumentValueError",
     "BitWidthError",
@@ -56,4 +57,11 @@ class ArgumentValueError(FastbitsError, ValueError):
 
     For example a read-only ``out`` or a Python int operand outside the range
     of the other operand's dtype.
+    """
+
+
+class AllocationError(FastbitsError, ValueError, MemoryError):
+    """A result too large to allocate (a huge broadcast of stride-0 views, say).
+
+    Also a ``MemoryError``, which is what numpy raises in its place.
     """

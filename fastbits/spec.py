@@ -24,6 +24,7 @@ import ml_dtypes
 import numpy as np
 
 from .errors import (
+    AllocationError,
     ArgumentTypeError,
     ArgumentValueError,
     BitWidthError,
@@ -41,6 +42,7 @@ __all__ = [
     "DataType",
     "SINCE_VERSION",
     "TypeInfo",
+    "allocate",
     "as_array",
     "bit_width",
     "broadcast_shape",
@@ -217,11 +219,13 @@ def describe_dtype(dtype: np.dtype) -> str:
     """``'int32 (tensor(int32))'``, or ``'float128 (no ONNX type)'``."""
     code = datatype_of(dtype)
     onnx_name = "no ONNX type" if code is None else type_string(code)
-    return f"{dtype.str if dtype.kind in 'OUSTV' else dtype} ({onnx_name})"
+    plain = dtype.isnative and (dtype.kind not in "USTV" or code is not None and dtype.kind == "V")
+    shown = dtype.name if plain or dtype.kind == "O" else dtype.str
+    return f"{shown} ({onnx_name})"
 
 
 def _allowed(types: frozenset[DataType]) -> str:
-    return ", ".join(type_string(t) for t in sorted(types))
+    return ", ".join(sorted(type_string(t) for t in types))
 
 
 # --------------------------------------------------------------------------
@@ -337,12 +341,18 @@ def as_array(op: str, value: Any, name: str, allowed: frozenset[DataType]) -> np
     if isinstance(value, np.ndarray):
         return value
     try:
-        return np.asarray(value)
+        array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise ArgumentTypeError(
             f"{op}: input '{name}' cannot be read as an array ({exc}); "
             f"expected a numpy array of one of {_allowed(allowed)}"
         ) from None
+    if array.dtype.kind == "O":
+        raise ArgumentTypeError(
+            f"{op}: input '{name}' ({type(value).__name__}) cannot be read as a numeric array; "
+            f"expected a numpy array of one of {_allowed(allowed)}"
+        )
+    return array
 
 
 def _int_operand(value: int, name: str, dtype: np.dtype) -> np.ndarray:
@@ -466,3 +476,21 @@ def check_num_threads(n: Any) -> int:
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ArgumentValueError(f"set_num_threads: 'n' must be a positive int, not {n!r}")
     return int(n)
+
+
+def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A new C-contiguous result array, or :class:`AllocationError` when it cannot exist.
+
+    A broadcast of stride-0 views can ask for more elements than memory (or
+    than the address space) holds; numpy raises MemoryError or ValueError.
+    """
+    try:
+        return np.empty(shape, dtype=dtype)
+    except (MemoryError, ValueError):
+        count = 1
+        for size in shape:
+            count *= size
+        raise AllocationError(
+            f"{op}: the result of shape {tuple(shape)} and type {type_string(datatype_of(dtype))} "
+            f"needs {count * dtype.itemsize} bytes, which cannot be allocated"
+        ) from None
