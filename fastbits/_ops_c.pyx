@@ -64,6 +64,50 @@ cdef extern from *:
         return ((uint64_t)fb_bswap32((uint32_t)x) << 32) | (uint64_t)fb_bswap32((uint32_t)(x >> 32));
     }
 
+    /* ---- Long contiguous AND with non-temporal stores (x86-64 SSE2) ----
+       A large result is not read again soon: writing it around the cache saves
+       the read-for-ownership of every output line.  Returns 0 (nothing done)
+       where unsupported or when out overlaps an input other than exactly. */
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes) {
+        Py_ssize_t i = 0, head;
+        if ((o != a && o < a + nbytes && a < o + nbytes) || (o != b && o < b + nbytes && b < o + nbytes)) return 0;
+        head = (Py_ssize_t)((16 - ((uintptr_t)o & 15)) & 15);
+        if (head > nbytes) head = nbytes;
+        for (; i < head; i++) o[i] = (char)(a[i] & b[i]);
+        for (; i + 64 <= nbytes; i += 64) {
+            __m128i x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i)), _mm_loadu_si128((const __m128i *)(b + i)));
+            __m128i x1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), _mm_loadu_si128((const __m128i *)(b + i + 16)));
+            __m128i x2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), _mm_loadu_si128((const __m128i *)(b + i + 32)));
+            __m128i x3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), _mm_loadu_si128((const __m128i *)(b + i + 48)));
+            _mm_stream_si128((__m128i *)(o + i), x0);
+            _mm_stream_si128((__m128i *)(o + i + 16), x1);
+            _mm_stream_si128((__m128i *)(o + i + 32), x2);
+            _mm_stream_si128((__m128i *)(o + i + 48), x3);
+        }
+        _mm_sfence();
+        for (; i < nbytes; i++) o[i] = (char)(a[i] & b[i]);
+        return 1;
+    }
+    #else
+    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes) {
+        (void)o; (void)a; (void)b; (void)nbytes; return 0;
+    }
+    #endif
+
+    /* ---- byte swaps of contiguous runs ---- */
+    static void fb_swap_contig(char *o, const char *a, Py_ssize_t n, Py_ssize_t isz, int swap) {
+        Py_ssize_t i, m = n * (isz / swap);
+        if (swap == 2) {
+            for (i = 0; i < m; i++) { uint16_t v; memcpy(&v, a + 2 * i, 2); v = fb_bswap16(v); memcpy(o + 2 * i, &v, 2); }
+        } else if (swap == 4) {
+            for (i = 0; i < m; i++) { uint32_t v; memcpy(&v, a + 4 * i, 4); v = fb_bswap32(v); memcpy(o + 4 * i, &v, 4); }
+        } else {
+            for (i = 0; i < m; i++) { uint64_t v; memcpy(&v, a + 8 * i, 8); v = fb_bswap64(v); memcpy(o + 8 * i, &v, 8); }
+        }
+    }
+
     /* ---- BitCast row copy: any itemsize, unaligned-safe (memcpy loads) ----
        swap: 0, or the byte-swap unit (2, 4, 8; a complex swaps each half).
        mask: 0, or the mask of a sub-byte copy (itemsize 1). */
@@ -88,6 +132,14 @@ cdef extern from *:
             case 4: for (i = 0; i < n; i++) { uint32_t v; memcpy(&v, a + i * sa, 4); memcpy(o + i * so, &v, 4); } return;
             case 8: for (i = 0; i < n; i++) { uint64_t v; memcpy(&v, a + i * sa, 8); memcpy(o + i * so, &v, 8); } return;
             default: for (i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, (size_t)isz); return;
+            }
+        }
+        if (so == isz && sa == isz) { fb_swap_contig(o, a, n, isz, swap); return; }
+        if (isz == swap) {
+            switch (swap) {
+            case 2: for (i = 0; i < n; i++) { uint16_t v; memcpy(&v, a + i * sa, 2); v = fb_bswap16(v); memcpy(o + i * so, &v, 2); } return;
+            case 4: for (i = 0; i < n; i++) { uint32_t v; memcpy(&v, a + i * sa, 4); v = fb_bswap32(v); memcpy(o + i * so, &v, 4); } return;
+            default: for (i = 0; i < n; i++) { uint64_t v; memcpy(&v, a + i * sa, 8); v = fb_bswap64(v); memcpy(o + i * so, &v, 8); } return;
             }
         }
         for (i = 0; i < n; i++) {
@@ -231,6 +283,7 @@ cdef extern from *:
     """
     const int FB_OPENMP
     uint16_t fb_bswap16(uint16_t) nogil
+    bint fb_and_stream(char*, const char*, const char*, Py_ssize_t) noexcept nogil
     void fb_copy_row(char*, Py_ssize_t, const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int, int) noexcept nogil
     int fb_pool_init()
     void fb_pool_clear()
@@ -412,6 +465,9 @@ def _pool_clear():
 # ---------------------------------------------------------------------------
 # Kernels: BitwiseAnd on the unsigned integer of the element width
 
+cdef Py_ssize_t STREAM_BYTES = 1 << 21   # contiguous runs this long use streaming stores
+
+
 ctypedef fused uint_t:
     uint8_t
     uint16_t
@@ -439,6 +495,8 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                 elif <const uint_t*>o == b:
                     for i in range(n):
                         o[i] &= a[i]
+                elif n * w >= STREAM_BYTES and fb_and_stream(<char*>o, pa, pb, n * w):
+                    pass
                 else:
                     for i in range(n):
                         o[i] = a[i] & b[i]
@@ -471,10 +529,15 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                 for i in range(n):
                     o[i] = v
                 return
-        elif sa == 2 * w and sb == w:
-            for i in range(n):
-                o[i] = a[2 * i] & b[i]
-            return
+        elif sa == 2 * w:
+            if sb == w:
+                for i in range(n):
+                    o[i] = a[2 * i] & b[i]
+                return
+            if sb == 2 * w:
+                for i in range(n):
+                    o[i] = a[2 * i] & b[2 * i]
+                return
         for i in range(n):
             o[i] = (<const uint_t*>(pa + i * sa))[0] & (<const uint_t*>(pb + i * sb))[0]
         return
@@ -509,10 +572,11 @@ cdef enum:
     K_GATHER = 4         # short rows, gathered into contiguous chunks
 
     ROW_MIN = 32         # rows shorter than this are gathered or tiled
-    CHUNK = 2048         # elements per gathered chunk
+    CHUNK = 4096         # elements per gathered chunk (one of 3 scratch slots: CHUNK * 8 bytes)
+    SCRATCH = 3 * CHUNK * 8   # scratch bytes per thread
+    BI = 16              # blocked tile: rows (of the output) ...
+    BJ = 256             # ... and columns; BI * BJ * 8 <= CHUNK * 8
     TILE_ELEMS = 4096    # target length of a tiled repeating operand
-    BI = 16              # blocked tile: rows ...
-    BJ = 256             # ... and columns
     BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking
 
 
@@ -525,6 +589,7 @@ cdef struct Plan:
     int kind
     int tile_op          # K_TILE: which input (1 or 2) the tile replaces
     int nthreads         # threads allowed for this call (read once)
+    bint tr[3]           # K_BLOCKED: inputs read through a transposed tile
     Py_ssize_t total
     Py_ssize_t tile_len
     char* tile
@@ -585,8 +650,9 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
     cdef int nd = pl.nd
     cdef int isz = pl.isz
     cdef int ndo, k, t
-    cdef Py_ssize_t u, r, i, jb, j1, n0, n1, nbi, i0, i1, inner, off, cnt, rn, rc, R
+    cdef Py_ssize_t u, r, i, j, jb, j1, n0, n1, nbi, i0, i1, inner, off, cnt, rn, rc, R
     cdef char* q[3]
+    cdef Py_ssize_t st[3]
     if u0 >= u1:
         return
     if pl.kind == K_1D:
@@ -600,6 +666,11 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
                  pl.s[0][ndo], pl.s[1][ndo], pl.s[2][ndo])
             _it_next(pl, &it, ndo)
     elif pl.kind == K_BLOCKED:
+        # Tiles of BI x BJ over the two inner axes.  An input whose inner stride
+        # is large (a transposed operand) is first copied tile by tile into
+        # scratch, reading it along its own contiguous axis; then every row of
+        # the tile runs contiguously.  Power-of-two strides no longer thrash
+        # one cache set.
         ndo = nd - 2
         n0 = pl.n[nd - 2]
         n1 = pl.n[nd - 1]
@@ -615,10 +686,21 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
                 j1 = jb + BJ
                 if j1 > n1:
                     j1 = n1
+                for k in range(1, 3):
+                    if pl.tr[k]:
+                        for j in range(jb, j1):
+                            fb_copy_row(scratch + k * (CHUNK * 8) + (j - jb) * isz, (j1 - jb) * isz,
+                                        pl.p[k] + it.off[k] + i0 * pl.s[k][nd - 2] + j * pl.s[k][nd - 1],
+                                        pl.s[k][nd - 2], i1 - i0, isz, 0, 0)
                 for i in range(i0, i1):
                     for k in range(3):
-                        q[k] = pl.p[k] + it.off[k] + i * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1]
-                    _row(pl, q[0], q[1], q[2], j1 - jb, pl.s[0][nd - 1], pl.s[1][nd - 1], pl.s[2][nd - 1])
+                        if pl.tr[k]:
+                            q[k] = scratch + k * (CHUNK * 8) + (i - i0) * (j1 - jb) * isz
+                            st[k] = isz
+                        else:
+                            q[k] = pl.p[k] + it.off[k] + i * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1]
+                            st[k] = pl.s[k][nd - 1]
+                    _row(pl, q[0], q[1], q[2], j1 - jb, st[0], st[1], st[2])
                 jb = j1
     elif pl.kind == K_TILE:
         # out and the other input are flat (C-contiguous over all axes)
@@ -671,7 +753,7 @@ cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
         return
     for c in prange(nt, num_threads=nt, schedule="static"):
         _work(pl, c * nunits // nt, (c + 1) * nunits // nt,
-              pl.scratch + c * (3 * CHUNK * 8) if pl.scratch != NULL else NULL)
+              pl.scratch + c * SCRATCH if pl.scratch != NULL else NULL)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -830,16 +912,24 @@ cdef int _plan_and_run(Plan* pl) except -1:
     if pl.n[nd - 1] >= ROW_MIN or pl.op != OP_AND:
         pl.kind = K_ROWS
         nunits = total // pl.n[nd - 1]
+        pl.tr[0] = False
+        pl.tr[1] = False
+        pl.tr[2] = False
         if pl.n[nd - 2] >= 2:
             for k in range(1, 3):
                 if _abs(pl.s[k][nd - 1]) > BLOCK_STRIDE and _abs(pl.s[k][nd - 2]) < _abs(pl.s[k][nd - 1]):
                     pl.kind = K_BLOCKED
+                    pl.tr[k] = True
             if pl.kind == K_BLOCKED:
                 nunits = (total // (pl.n[nd - 1] * pl.n[nd - 2])) * ((pl.n[nd - 2] + BI - 1) // BI)
+                scratch = <char*>malloc(pl.nthreads * SCRATCH)
+                if scratch == NULL:
+                    raise MemoryError()
+                pl.scratch = scratch
     else:
         pl.kind = K_GATHER
         nunits = total // pl.n[nd - 1]
-        scratch = <char*>malloc(pl.nthreads * 3 * CHUNK * 8)
+        scratch = <char*>malloc(pl.nthreads * SCRATCH)
         if scratch == NULL:
             raise MemoryError()
         pl.scratch = scratch
