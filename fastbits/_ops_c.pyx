@@ -574,8 +574,8 @@ cdef enum:
     ROW_MIN = 32         # rows shorter than this are gathered or tiled
     CHUNK = 4096         # elements per gathered chunk (one of 3 scratch slots: CHUNK * 8 bytes)
     SCRATCH = 3 * CHUNK * 8   # scratch bytes per thread
-    BI = 16              # blocked tile: rows (of the output) ...
-    BJ = 256             # ... and columns; BI * BJ * 8 <= CHUNK * 8
+    BI = 64              # blocked tile: rows (of the output) ...
+    BJ = 64              # ... and columns; BI * BJ * 8 <= CHUNK * 8
     TILE_ELEMS = 4096    # target length of a tiled repeating operand
     BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking
 
