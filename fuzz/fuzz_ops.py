@@ -1,0 +1,207 @@
+"""Fuzz both public functions with arbitrary bytes, shapes, strides, dtypes and ``to`` values.
+
+Every outcome must be a correct result (the compiled path equal to the pure path,
+and BitwiseAnd equal to numpy) or a clear fastbits error (a TypeError/ValueError
+subclass of FastbitsError, the same on both paths). Anything else, a crash, a hang,
+a stray exception or a wrong answer, is a finding.
+
+Run it:
+    python fuzz/fuzz_ops.py --seconds 60            # random bytes, no extra dependency
+    python fuzz/fuzz_ops.py --atheris -atheris_runs=200000   # coverage-guided (pip install atheris)
+The tests run ``check_one`` on a few hundred random inputs (tests/test_fuzz_harness.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import ml_dtypes
+import numpy as np
+
+import fastbits
+from fastbits import _ops_py as pure
+from fastbits import spec
+
+try:
+    from fastbits import _ops_c as compiled
+except ImportError:  # a pure install: fuzz the pure path against numpy alone
+    compiled = None
+
+DTYPES = [
+    np.dtype(t)
+    for t in (
+        "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", ">i2", ">i4", ">u8", "?", "f2", "f4", "f8",
+        ">f4", ">f8", "c8", "c16", ">c8", "g", "M8[s]", "V4", "<U1", "S2",
+        ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn, ml_dtypes.int4,
+        ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2, ml_dtypes.float6_e2m3fn,
+    )
+]
+INT_DTYPES = [d for d in DTYPES if d.kind in "iu"]
+TO_VALUES = [
+    *range(-2, 31), "float", "FLOAT", "double", "int4", "tensor(int4)", "float8_e4m3fn", "bfloat16",
+    "string", "", "float128", "int3", None, 1.5, True, np.int32, np.longdouble, ml_dtypes.int2,
+    np.dtype(">i4"), object, [6],
+]
+JUNK = [None, "abc", 1.5, [1, 2, 3], [[1], [2, 3]], object(), {"a": 1}, b"xy", 3, -1, 2**70, True]
+
+
+class Bytes:
+    """Reads decisions from a byte string; past its end, every read is 0."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.position = 0
+
+    def byte(self) -> int:
+        value = self.data[self.position] if self.position < len(self.data) else 0
+        self.position += 1
+        return value
+
+    def integer(self, low: int, high: int) -> int:
+        span = high - low + 1
+        value = 0
+        for _ in range(1 + (span > 256) + (span > 65536) * 6):
+            value = value * 256 + self.byte()
+        return low + value % span
+
+    def pick(self, options):
+        return options[self.integer(0, len(options) - 1)]
+
+    def chunk(self, count: int) -> bytes:
+        return bytes(self.byte() for _ in range(count))
+
+
+def _array(src: Bytes, dtype: np.dtype) -> np.ndarray:
+    ndim = src.integer(0, 4)
+    shape = [src.integer(0, 5) for _ in range(ndim)]
+    steps = [src.pick([1, 1, 2, -1, -2, 3]) for _ in range(ndim)]
+    base_shape = [max(size, 1) * abs(step) for size, step in zip(shape, steps)]
+    count = int(np.prod(base_shape, dtype=np.int64))
+    if dtype.kind == "O":
+        base = np.array([src.pick(JUNK) for _ in range(count)] or [0], dtype=object)[:count]
+    else:
+        raw = src.chunk(count * dtype.itemsize)
+        base = np.frombuffer(raw, dtype=dtype).copy() if count else np.empty(0, dtype)
+    base = base.reshape(base_shape)
+    view = base[tuple(slice(None, None, step) for step in steps)] if ndim else base
+    view = view[tuple(slice(0, size) for size in shape)] if ndim else view
+    if ndim > 1 and src.byte() % 3 == 0:
+        view = view.transpose(np.roll(np.arange(ndim), 1))
+    if ndim and src.byte() % 4 == 0:
+        axis = src.integer(0, ndim - 1)
+        squeezed = view.take([0], axis=axis) if view.shape[axis] else view
+        view = np.broadcast_to(squeezed, view.shape)
+    if src.byte() % 2 and view.flags.writeable:
+        view = view.view()
+        view.flags.writeable = False
+    return view
+
+
+def _same_width_to(src: Bytes, dtype: np.dtype):
+    """A ``to`` of the same ONNX width as ``dtype`` (when it has one), in one of its spellings."""
+    code = spec.datatype_of(dtype)
+    width = spec.bit_width(code) if code is not None else None
+    targets = [t for t in spec.BITCAST_T2 if spec.bit_width(t) == width] or list(spec.BITCAST_T2)
+    target = src.pick(sorted(targets))
+    return src.pick([int(target), target, target.name.lower(), spec.numpy_dtype(target), spec.numpy_dtype(target).name])
+
+
+def _operand(src: Bytes, dtype: np.dtype):
+    kind = src.integer(0, 9)
+    if kind == 0:
+        return src.pick(JUNK)
+    if kind == 1:
+        return src.integer(-(2**65), 2**65)
+    return _array(src, dtype if kind > 3 else src.pick(DTYPES))
+
+
+def _outcome(function, *args, **kwargs):
+    try:
+        return "ok", function(*args, **kwargs)
+    except fastbits.FastbitsError as exc:
+        assert isinstance(exc, (TypeError, ValueError)), repr(exc)
+        return "error", (type(exc), str(exc))
+
+
+def _same(first, second, context):
+    kind_a, value_a = first
+    kind_b, value_b = second
+    assert kind_a == kind_b, (context, first, second)
+    if kind_a == "error":
+        assert value_a == value_b, (context, value_a, value_b)
+        return
+    assert value_a.dtype == value_b.dtype and value_a.shape == value_b.shape, context
+    assert np.ascontiguousarray(value_a).tobytes() == np.ascontiguousarray(value_b).tobytes(), context
+
+
+def check_one(data: bytes) -> None:
+    """Run one fuzz input through every available path; raise AssertionError on a finding."""
+    src = Bytes(data)
+    paths = [pure] + ([compiled] if compiled is not None else [])
+    if src.byte() % 2 == 0:
+        dtype = src.pick(INT_DTYPES) if src.byte() % 4 else src.pick(DTYPES)
+        a, b = _operand(src, dtype), _operand(src, dtype)
+        out_kind = src.integer(0, 4)
+        outcomes = []
+        for path in paths:
+            out = None
+            if out_kind == 1 and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+                try:
+                    shape = np.broadcast_shapes(a.shape, b.shape)
+                    out = np.zeros(shape, a.dtype) if a.dtype.kind != "O" else None
+                except ValueError:
+                    out = np.zeros(a.shape, a.dtype) if a.dtype.kind != "O" else None
+            elif out_kind == 2 and isinstance(a, np.ndarray) and a.dtype.kind != "O":
+                a = a.copy()  # each path writes into its own copy of a
+                out = a
+            outcomes.append(_outcome(path.bitwise_and, a, b, out=out))
+        for other in outcomes[1:]:
+            _same(outcomes[0], other, ("bitwise_and", data))
+        kind, value = outcomes[0]
+        if kind == "ok" and isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and out_kind != 2:
+            expected = np.bitwise_and(a, b)
+            assert np.array_equal(value, expected), ("bitwise_and != numpy", data)
+    else:
+        x = _array(src, src.pick(DTYPES))
+        to = src.pick(TO_VALUES) if src.byte() % 3 == 0 else _same_width_to(src, x.dtype)
+        copy = src.pick([False, True] * 4 + [None, 1])
+        outcomes = [_outcome(path.bitcast, x, to, copy=copy) for path in paths]
+        for other in outcomes[1:]:
+            _same(outcomes[0], other, ("bitcast", data))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="random-bytes mode: how long to run")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
+    args, rest = parser.parse_known_args(argv)
+    print(f"fuzzing fastbits {fastbits.__version__}, paths: python" + (", cython" if compiled else ""))
+    if args.atheris:
+        import atheris
+
+        atheris.Setup([sys.argv[0], *rest], check_one)
+        atheris.Fuzz()
+        return 0
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    rng = np.random.default_rng(seed)
+    deadline = time.monotonic() + args.seconds
+    runs = 0
+    while time.monotonic() < deadline:
+        data = rng.integers(0, 256, size=int(rng.integers(64, 3000)), dtype=np.uint8).tobytes()
+        try:
+            check_one(data)
+        except AssertionError:
+            print(f"FINDING after {runs} runs (seed {seed}), input: {data.hex()}")
+            raise
+        runs += 1
+    print(f"{runs} inputs in {args.seconds:.0f} s (seed {seed}): no finding")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
