@@ -21,6 +21,10 @@ copies too): the output never shares memory with the input.
 The kernels are looked up in :mod:`fastbits._ops` at each call, so they are
 whichever path ``fastbits.BACKEND`` names.
 
+onnx 1.21's evaluator appends its optimized operators to the ``new_ops``
+list it is given (1.23 does not): pass ``list(OPS)`` to keep :data:`OPS`
+as it is.
+
 Importing this module needs onnx >= 1.21 (the first with BitCast-26):
 ``pip install 'fastbits[onnx]'``.
 """
