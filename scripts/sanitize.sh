@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build fastbits' kernels with FASTBITS_DEBUG_BUILD=1 and -fsanitize=address,undefined in a
+# throwaway venv, then run the test suite (property tests included) and a fuzz run under the
+# sanitizers. Any sanitizer report aborts the run with a non-zero status.
+#
+#   scripts/sanitize.sh                 # the whole suite, the default hypothesis profile, 60 s fuzz
+#   HYPOTHESIS_PROFILE=long FUZZ_SECONDS=600 scripts/sanitize.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+python=${PYTHON:-python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$python" -m venv "$work/venv"
+"$work/venv/bin/pip" install -q --upgrade pip
+"$work/venv/bin/pip" install -q "setuptools>=64" "Cython>=3.0.10" numpy ml_dtypes pytest hypothesis
+
+sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CFLAGS="$sanitizers" LDFLAGS="$sanitizers" FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUIRE_EXTENSIONS=1 \
+    "$work/venv/bin/pip" install -q --no-build-isolation "$repo"
+
+# The interpreter is not instrumented: preload the runtimes. Leak checking is off because
+# CPython itself keeps memory until exit; tests/test_reliability.py covers leaks.
+export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export PYTHONMALLOC=malloc  # let ASan see every Python allocation too
+
+cd "$work"
+"$work/venv/bin/python" -c "import fastbits, sys; print('fastbits', fastbits.__version__, fastbits.BACKEND); sys.exit(fastbits.BACKEND != 'cython')"
+# the GIL test is timing-sensitive, and ASan makes everything several times slower
+"$work/venv/bin/pytest" -q -p no:cacheprovider "$repo/tests" --ignore="$repo/tests/test_onnx_backend.py" \
+    -k "not gil_is_released" "$@"
+"$work/venv/bin/python" "$repo/fuzz/fuzz_ops.py" --seconds "${FUZZ_SECONDS:-60}"
+echo "sanitize: no AddressSanitizer or UndefinedBehaviorSanitizer report"
