@@ -415,6 +415,14 @@ def _threads_from_env():
 
 _nthreads = _threads_from_env()
 
+def _set_parallel_threshold(nbytes):
+    """Set the output size from which threads start; return the old one (tests use 0)."""
+    global PAR_BYTES
+    old = PAR_BYTES
+    PAR_BYTES = max(0, int(nbytes))
+    return old
+
+
 #: True when the kernels were compiled with OpenMP.
 _HAVE_OPENMP = bool(FB_OPENMP)
 
@@ -439,17 +447,28 @@ def set_num_threads(n):
 cdef Py_ssize_t POOL_MIN = 1 << 20      # fresh results at least this large use the pool
 
 
-cdef object _alloc(int nd, cnp.npy_intp* dims, int code, Py_ssize_t nbytes):
-    """A new C-contiguous native array of type ``code``."""
+cdef object _alloc(int nd, cnp.npy_intp* dims, int code, Py_ssize_t nbytes, bint is_and):
+    """A new C-contiguous native array of type ``code``.
+
+    When it cannot be allocated, BitwiseAnd's error comes from
+    ``spec.allocate``; BitCast's is numpy's, as on the pure path.
+    """
     cdef PyObject* descr = DESCR[code]
-    Py_INCREF(<object>descr)  # PyArray_Empty steals it
-    if nbytes < POOL_MIN:
-        return fb_empty(nd, dims, <void*>descr, 0)
-    old = PyDataMem_SetHandler(_POOL_HANDLER)
     try:
-        return fb_empty(nd, dims, <void*>descr, 0)
-    finally:
-        PyDataMem_SetHandler(old)
+        Py_INCREF(<object>descr)  # PyArray_Empty steals it
+        if nbytes < POOL_MIN:
+            return fb_empty(nd, dims, <void*>descr, 0)
+        Py_INCREF(<object>descr)
+        old = PyDataMem_SetHandler(_POOL_HANDLER)
+        try:
+            return fb_empty(nd, dims, <void*>descr, 0)
+        finally:
+            PyDataMem_SetHandler(old)
+    except (MemoryError, ValueError):
+        if not is_and:
+            raise
+        shape = tuple([dims[i] for i in range(nd)])
+        return spec.allocate(BITWISE_AND, shape, <object>descr)
 
 
 def _pool_info():
@@ -867,7 +886,7 @@ cdef int _plan_and_run(Plan* pl) except -1:
             pl.nd = 1
         pl.kind = K_1D
         nunits = pl.n[0]
-        if total * pl.isz < 1 << 14:
+        if total * pl.isz < 1 << 14 and total * pl.isz < PAR_BYTES:
             _work(pl, 0, nunits, NULL)
         else:
             with nogil:
@@ -934,7 +953,7 @@ cdef int _plan_and_run(Plan* pl) except -1:
             raise MemoryError()
         pl.scratch = scratch
     try:
-        if total * pl.isz < 1 << 14:
+        if total * pl.isz < 1 << 14 and total * pl.isz < PAR_BYTES:
             _work(pl, 0, nunits, pl.scratch)
         else:
             with nogil:
@@ -1042,7 +1061,7 @@ cdef object _and_core(int code, object A, object B, char* pa, int nda, cnp.npy_i
         pl.s[2][d] = sb[ib] if (ib >= 0 and nb != 1) else 0
         total *= shape[d]
     if out is None:
-        O = _alloc(nd, shape, code, total * isz)
+        O = _alloc(nd, shape, code, total * isz, True)
     else:
         if not cnp.PyArray_CheckExact(out):
             return None
@@ -1137,7 +1156,7 @@ def bitwise_and(a, b, /, *, out=None):
                             and _same_dims(A, B)):
                         n = cnp.PyArray_SIZE(A)
                         if n * ISZ[ca] < 1 << 14:
-                            O = _alloc(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, 0)
+                            O = _alloc(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, 0, True)
                             _and_row(ISZ[ca], <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A),
                                      <char*>cnp.PyArray_DATA(B), n, ISZ[ca], ISZ[ca], ISZ[ca])
                             return O
@@ -1241,7 +1260,7 @@ cdef object _bc_copy(cnp.ndarray x, int dst, int swap):
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int isz = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = _alloc(nd, cnp.PyArray_DIMS(x), dst, total * isz)
+    cdef cnp.ndarray O = _alloc(nd, cnp.PyArray_DIMS(x), dst, total * isz, False)
     if total == 0:
         return O
     pl.nd = nd

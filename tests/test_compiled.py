@@ -1,0 +1,378 @@
+"""Tests that need the compiled module: threads, the output pool, and differential
+property tests of ``fastbits._ops_c`` against ``fastbits._ops_py`` and numpy."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastbits import _ops_py as P
+from fastbits import spec
+from fastbits.spec import DataType
+
+C = pytest.importorskip("fastbits._ops_c")
+
+pytestmark = pytest.mark.compiled
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+SETTINGS = settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+)
+
+
+@pytest.fixture
+def threads():
+    """Restore the thread settings after a test changes them.  While the test
+    runs, threads start at any size, so that small generated arrays take the
+    parallel loops too."""
+    before = C.get_num_threads()
+    threshold = C._set_parallel_threshold(0)
+    yield
+    C.set_num_threads(before)
+    C._set_parallel_threshold(threshold)
+
+
+# --------------------------------------------------------------------------
+# threads
+
+
+def test_num_threads_roundtrip(threads):
+    C.set_num_threads(1)
+    assert C.get_num_threads() == 1
+    C.set_num_threads(2)
+    assert C.get_num_threads() == (2 if C._HAVE_OPENMP else 1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", None, True])
+def test_set_num_threads_rejects_like_pure(bad, threads):
+    with pytest.raises(Exception) as compiled:
+        C.set_num_threads(bad)
+    with pytest.raises(Exception) as pure:
+        P.set_num_threads(bad)
+    assert type(compiled.value) is type(pure.value)
+    assert str(compiled.value) == str(pure.value)
+
+
+def _threads_in_subprocess(value):
+    env = dict(os.environ)
+    env["FASTBITS_NUM_THREADS"] = value
+    code = "import fastbits._ops_c as c; print(c.get_num_threads())"
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return int(done.stdout.strip())
+
+
+def test_env_num_threads():
+    assert _threads_in_subprocess("1") == 1
+    assert _threads_in_subprocess("3") == (3 if C._HAVE_OPENMP else 1)
+    # a bad value is ignored with a warning, not an import failure
+    assert _threads_in_subprocess("zero") >= 1
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_large_results_same_for_thread_counts(n, threads):
+    C.set_num_threads(n)
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 2**32, (700, 900), dtype=np.uint32)
+    b = rng.integers(0, 2**32, (700, 900), dtype=np.uint32)
+    for x, y in [(a, b), (a.T, b.T.copy()), (a, b[:, :1]), (a, b[:1]), (a[:, ::2], b[:, 1::2]),
+                 (a[::-1], b), (a.reshape(-1, 5), b.reshape(-1)[:5])]:
+        assert np.array_equal(C.bitwise_and(x, y), np.bitwise_and(x, y))
+    x = np.random.default_rng(0).integers(0, 255, (1 << 20) + 3, dtype=np.uint8)
+    assert np.array_equal(C.bitcast(x, "int8", copy=True), x.view(np.int8))
+    s = a.astype(">u4")
+    assert np.array_equal(C.bitcast(s, "int32"), a.view(np.int32))
+    assert np.array_equal(C.bitcast(a.T, "float32", copy=True).view(np.uint32), a.T)
+
+
+# --------------------------------------------------------------------------
+# fresh outputs and the pool
+
+
+def test_fresh_results_never_share_memory():
+    a = np.arange(1 << 20, dtype=np.int32)
+    b = np.full(1 << 20, 0x0F0F, dtype=np.int32)
+    live = [C.bitwise_and(a, b) for _ in range(6)]
+    live += [C.bitcast(a, "float32", copy=True) for _ in range(3)]
+    for i, x in enumerate(live):
+        assert x.flags.c_contiguous and x.flags.owndata and x.flags.writeable
+        assert not np.shares_memory(x, a) and not np.shares_memory(x, b)
+        for y in live[i + 1 :]:
+            assert not np.shares_memory(x, y)
+    expected = a & b
+    for x in live[:6]:
+        assert np.array_equal(x, expected)
+    del live
+    again = C.bitwise_and(a, b)  # may reuse a freed block: must hold the new values
+    assert np.array_equal(again, expected)
+    hits, misses, idle = C._pool_info()
+    assert hits + misses > 0 and idle >= 0
+    again.resize((1 << 21,), refcheck=False)  # numpy reallocates through the pool's handler
+    assert np.array_equal(again[: 1 << 20], expected)
+    C._pool_clear()
+    assert C._pool_info()[2] == 0
+
+
+# --------------------------------------------------------------------------
+# differential property tests
+
+@st.composite
+def operand_pair(draw):
+    """Two operands of one integer dtype with broadcastable shapes and odd layouts."""
+    dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
+    nd = draw(st.integers(0, 4))
+    shape = draw(st.lists(st.integers(1, 7), min_size=nd, max_size=nd))
+    if draw(st.booleans()) and nd:
+        shape[draw(st.integers(0, nd - 1))] = draw(st.sampled_from([0, 40, 130]))
+    shape_a, shape_b = list(shape), list(shape)
+    for i in range(nd):
+        pick = draw(st.integers(0, 3))
+        if pick == 1:
+            shape_a[i] = 1
+        elif pick == 2:
+            shape_b[i] = 1
+    shape_b = shape_b[draw(st.integers(0, nd)) :]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return dtype, [draw_layout(draw, rng, dtype, tuple(s)) for s in (shape_a, shape_b)]
+
+
+def draw_layout(draw, rng, dtype, shape):
+    info = np.iinfo(dtype)
+    kind = draw(st.sampled_from(["c", "f", "neg", "step", "bcast", "swap", "transposed", "readonly"]))
+    if kind == "step" and shape:
+        base = rng.integers(info.min, info.max, shape[:-1] + (2 * shape[-1],), dtype=dtype, endpoint=True)
+        return base[..., ::2]
+    if kind == "neg" and shape:
+        base = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+        return base[tuple(slice(None, None, -1) for _ in shape)]
+    if kind == "bcast" and shape:
+        row = rng.integers(info.min, info.max, shape[-1:], dtype=dtype, endpoint=True)
+        return np.broadcast_to(row, shape)
+    if kind == "transposed" and len(shape) >= 2:
+        base = rng.integers(info.min, info.max, shape[::-1], dtype=dtype, endpoint=True)
+        return base.T
+    x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    if kind == "f":
+        return np.asfortranarray(x)
+    if kind == "swap":
+        return x.astype(x.dtype.newbyteorder("S"))
+    if kind == "readonly":
+        x.flags.writeable = False
+    return x
+
+
+def _same(result, reference):
+    assert type(result) is type(reference)
+    assert result.dtype == reference.dtype
+    assert result.shape == reference.shape
+    assert np.array_equal(result, reference)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+@SETTINGS
+@given(data=operand_pair())
+def test_bitwise_and_matches_pure_and_numpy(n, data, threads):
+    C.set_num_threads(n)
+    dtype, (a, b) = data
+    expected = np.bitwise_and(a, b)
+    fast = C.bitwise_and(a, b)
+    _same(fast, P.bitwise_and(a, b))
+    assert np.array_equal(fast, expected)
+    assert fast.flags.c_contiguous and fast.dtype.isnative
+    assert not np.shares_memory(fast, a) and not np.shares_memory(fast, b)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+@SETTINGS
+@given(data=operand_pair(), out_kind=st.sampled_from(["fresh", "strided", "swapped", "reversed", "fortran"]))
+def test_bitwise_and_out(n, data, out_kind, threads):
+    C.set_num_threads(n)
+    dtype, (a, b) = data
+    expected = np.bitwise_and(a, b)
+    shape = expected.shape
+    if out_kind == "strided" and shape:
+        out = np.zeros(shape[:-1] + (2 * shape[-1],), dtype)[..., 1::2]
+    elif out_kind == "swapped":
+        out = np.zeros(shape, dtype.newbyteorder("S"))
+    elif out_kind == "reversed" and shape:
+        out = np.zeros(shape, dtype)[tuple(slice(None, None, -1) for _ in shape)]
+    elif out_kind == "fortran":
+        out = np.zeros(shape, dtype, order="F")
+    else:
+        out = np.zeros(shape, dtype)
+    got = C.bitwise_and(a, b, out=out)
+    assert got is out
+    assert np.array_equal(out, expected)
+
+
+@SETTINGS
+@given(data=operand_pair(), which=st.sampled_from(["a", "b", "both"]))
+def test_bitwise_and_out_aliases_input(data, which, threads):
+    C.set_num_threads(2)
+    dtype, (a, b) = data
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a = np.array(np.broadcast_to(a, shape)) if which in ("a", "both") else a
+    b = np.array(np.broadcast_to(b, shape)) if which in ("b", "both") else b
+    if which == "both":
+        b = a
+    expected = np.bitwise_and(a, b)
+    out = a if which != "b" else b
+    C.bitwise_and(a, b, out=out)
+    assert np.array_equal(out, expected)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.uint64])
+def test_bitwise_and_overlapping_out(dtype, n, threads):
+    C.set_num_threads(n)
+    rng = np.random.default_rng(1)
+    for size in (37, 300_000):
+        buf = rng.integers(0, 200, size + 8).astype(dtype)
+        for shift in (1, 3, -1, -5):
+            data = buf.copy()
+            a = data[8:]
+            out = data[8 + shift : size + 8 + shift] if shift < 0 else data[8 - shift : size + 8 - shift]
+            expected = a & a[::-1]
+            C.bitwise_and(a, a[::-1], out=out)
+            assert np.array_equal(out, expected)
+        # b is a row of out that is broadcast over all rows
+        m = rng.integers(0, 200, (50, 7)).astype(dtype)
+        ref = m & m[3]
+        C.bitwise_and(m, m[3], out=m)
+        assert np.array_equal(m, ref)
+        m = rng.integers(0, 200, (60, 60)).astype(dtype)
+        ref = m & m.T
+        C.bitwise_and(m, m.T, out=m)
+        assert np.array_equal(m, ref)
+
+
+@SETTINGS
+@given(
+    dtype=st.sampled_from(INT_DTYPES),
+    value=st.integers(-(2**64), 2**64),
+    shape=st.sampled_from([(), (5,), (3, 4), (0, 2)]),
+    left=st.booleans(),
+)
+def test_python_int_operand(dtype, value, shape, left):
+    x = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    args = (value, x) if left else (x, value)
+    try:
+        expected = P.bitwise_and(*args)
+    except Exception as exc:
+        with pytest.raises(type(exc)) as info:
+            C.bitwise_and(*args)
+        assert str(info.value) == str(exc)
+        return
+    _same(C.bitwise_and(*args), expected)
+
+
+BAD_AND = [
+    (np.zeros(3, np.int32), np.zeros(4, np.int32), {}),
+    (np.zeros(3, np.int32), np.zeros(3, np.int64), {}),
+    (np.zeros(3, np.float32), np.zeros(3, np.float32), {}),
+    (np.zeros(3, bool), np.zeros(3, bool), {}),
+    (1, 2, {}),
+    (np.zeros(3, np.int8), 300, {}),
+    (np.zeros(3, np.int32), np.zeros(3, np.int32), {"out": np.zeros(4, np.int32)}),
+    (np.zeros(3, np.int32), np.zeros(3, np.int32), {"out": np.zeros(3, np.int64)}),
+    (np.zeros(3, np.int32), np.zeros(3, np.int32), {"out": [0, 0, 0]}),
+    (np.zeros(3, np.int32), np.zeros(3, np.int32), {"out": np.broadcast_to(np.int32(0), (3,))}),
+    (np.zeros(3, np.int32), "abc", {}),
+]
+
+
+@pytest.mark.parametrize("a, b, kwargs", BAD_AND)
+def test_bitwise_and_errors_match_pure(a, b, kwargs):
+    with pytest.raises(Exception) as pure:
+        P.bitwise_and(a, b, **kwargs)
+    with pytest.raises(Exception) as fast:
+        C.bitwise_and(a, b, **kwargs)
+    assert type(fast.value) is type(pure.value)
+    assert str(fast.value) == str(pure.value)
+
+
+# --------------------------------------------------------------------------
+# BitCast: every pair, both copy modes
+
+
+BITCAST_CODES = sorted(spec.BITCAST_T1)
+PAIRS = [(s, d) for s in BITCAST_CODES for d in sorted(spec.BITCAST_T2)]
+
+
+def _source(code, layout, rng):
+    dtype = spec.numpy_dtype(code)
+    raw = rng.integers(0, 256, (6, 10 * dtype.itemsize), dtype=np.uint8)
+    x = raw.view(dtype)
+    if layout == "transposed":
+        x = x.T
+    elif layout == "step":
+        x = x[::-1, ::3]
+    elif layout == "swapped" and dtype.kind in "iufc" and dtype.itemsize > 1:
+        x = x.astype(dtype.newbyteorder("S"))
+    return x
+
+
+@pytest.mark.parametrize("layout", ["c", "transposed", "step", "swapped"])
+@pytest.mark.parametrize("copy", [False, True])
+def test_bitcast_every_pair(layout, copy, threads):
+    C.set_num_threads(2)
+    rng = np.random.default_rng(7)
+    for src, dst in PAIRS:
+        x = _source(src, layout, rng)
+        try:
+            expected = P.bitcast(x, dst, copy=copy)
+        except Exception as exc:
+            with pytest.raises(type(exc)) as info:
+                C.bitcast(x, dst, copy=copy)
+            assert str(info.value) == str(exc)
+            continue
+        got = C.bitcast(x, dst, copy=copy)
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (src, dst)
+        assert got.tobytes() == expected.tobytes(), (src, dst, layout, copy)
+        if copy or not x.dtype.isnative:
+            assert got.flags.c_contiguous and not np.shares_memory(got, x)
+        else:
+            assert np.shares_memory(got, x) or x.size == 0
+
+
+@pytest.mark.parametrize(
+    "to",
+    [6, DataType.INT32, "INT32", "int32", "tensor(int32)", np.int32, np.dtype("int32"), np.dtype(">i4"),
+     "FLOAT", "float32", np.float32, 1, 29, -1, "float128", 8, None, 1.5, True, "bogus", DataType.STRING],
+)
+def test_bitcast_to_forms_match_pure(to):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(2):  # the second call goes through the cache of resolved names
+        try:
+            expected = P.bitcast(x, to)
+        except Exception as exc:
+            with pytest.raises(type(exc)) as info:
+                C.bitcast(x, to)
+            assert str(info.value) == str(exc)
+            continue
+        got = C.bitcast(x, to)
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("copy", [0, 1, "yes", None])
+def test_bitcast_copy_must_be_bool(copy):
+    x = np.zeros(3, np.int32)
+    with pytest.raises(Exception) as pure:
+        P.bitcast(x, 6, copy=copy)
+    with pytest.raises(Exception) as fast:
+        C.bitcast(x, 6, copy=copy)
+    assert type(fast.value) is type(pure.value) and str(fast.value) == str(pure.value)
+
+
+def test_bitcast_numpy_bool_copy_and_lists():
+    x = np.arange(4, dtype=np.int16)
+    assert np.array_equal(C.bitcast(x, "uint16", copy=np.True_), P.bitcast(x, "uint16", copy=True))
+    got = C.bitcast([1, 2, 3], "UINT64")
+    assert got.tobytes() == P.bitcast([1, 2, 3], "UINT64").tobytes()
