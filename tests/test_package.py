@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -13,10 +14,16 @@ import fastbits
 from conftest import COMPILED, REQUIRE_COMPILED
 
 
+# Subprocesses run from an empty directory: from the repo root, ``-c`` and ``-m`` would
+# import the source tree instead of the installed package.
+NEUTRAL_DIR = tempfile.mkdtemp(prefix="fastbits-tests-")
+
+
 def _run(code, **env):
     environment = {**os.environ, **env}
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, check=True,
+        cwd=NEUTRAL_DIR,
     ).stdout.strip()
 
 
@@ -67,7 +74,7 @@ def test_thread_api(ops):
 
 
 def test_main_job_passes():
-    result = subprocess.run([sys.executable, "-m", "fastbits"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "fastbits"], capture_output=True, text=True, cwd=NEUTRAL_DIR)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert f"fastbits {fastbits.__version__}" in out
