@@ -21,7 +21,7 @@ cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -70,31 +70,59 @@ cdef extern from *:
        where unsupported or when out overlaps an input other than exactly. */
     #if defined(__SSE2__) || defined(_M_X64)
     #include <emmintrin.h>
-    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes) {
+    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes, int bcast) {
+        /* bcast: b is a 16-byte pattern (one element repeated) rather than an array */
         Py_ssize_t i = 0, head;
-        if ((o != a && o < a + nbytes && a < o + nbytes) || (o != b && o < b + nbytes && b < o + nbytes)) return 0;
+        __m128i vb = _mm_loadu_si128((const __m128i *)b);
+        if (o != a && o < a + nbytes && a < o + nbytes) return 0;
+        if (!bcast && o != b && o < b + nbytes && b < o + nbytes) return 0;
         head = (Py_ssize_t)((16 - ((uintptr_t)o & 15)) & 15);
         if (head > nbytes) head = nbytes;
-        for (; i < head; i++) o[i] = (char)(a[i] & b[i]);
-        for (; i + 64 <= nbytes; i += 64) {
-            __m128i x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i)), _mm_loadu_si128((const __m128i *)(b + i)));
-            __m128i x1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), _mm_loadu_si128((const __m128i *)(b + i + 16)));
-            __m128i x2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), _mm_loadu_si128((const __m128i *)(b + i + 32)));
-            __m128i x3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), _mm_loadu_si128((const __m128i *)(b + i + 48)));
-            _mm_stream_si128((__m128i *)(o + i), x0);
-            _mm_stream_si128((__m128i *)(o + i + 16), x1);
-            _mm_stream_si128((__m128i *)(o + i + 32), x2);
-            _mm_stream_si128((__m128i *)(o + i + 48), x3);
+        for (; i < head; i++) o[i] = (char)(a[i] & b[bcast ? (i & 15) : i]);
+        if (bcast) {
+            for (; i + 64 <= nbytes; i += 64) {
+                __m128i x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i)), vb);
+                __m128i x1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), vb);
+                __m128i x2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), vb);
+                __m128i x3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), vb);
+                _mm_stream_si128((__m128i *)(o + i), x0);
+                _mm_stream_si128((__m128i *)(o + i + 16), x1);
+                _mm_stream_si128((__m128i *)(o + i + 32), x2);
+                _mm_stream_si128((__m128i *)(o + i + 48), x3);
+            }
+        } else {
+            for (; i + 64 <= nbytes; i += 64) {
+                __m128i x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i)), _mm_loadu_si128((const __m128i *)(b + i)));
+                __m128i x1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), _mm_loadu_si128((const __m128i *)(b + i + 16)));
+                __m128i x2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), _mm_loadu_si128((const __m128i *)(b + i + 32)));
+                __m128i x3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), _mm_loadu_si128((const __m128i *)(b + i + 48)));
+                _mm_stream_si128((__m128i *)(o + i), x0);
+                _mm_stream_si128((__m128i *)(o + i + 16), x1);
+                _mm_stream_si128((__m128i *)(o + i + 32), x2);
+                _mm_stream_si128((__m128i *)(o + i + 48), x3);
+            }
         }
         _mm_sfence();
-        for (; i < nbytes; i++) o[i] = (char)(a[i] & b[i]);
+        for (; i < nbytes; i++) o[i] = (char)(a[i] & b[bcast ? (i & 15) : i]);
         return 1;
     }
     #else
-    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes) {
-        (void)o; (void)a; (void)b; (void)nbytes; return 0;
+    static int fb_and_stream(char *o, const char *a, const char *b, Py_ssize_t nbytes, int bcast) {
+        (void)o; (void)a; (void)b; (void)nbytes; (void)bcast; return 0;
     }
     #endif
+
+    /* ---- software prefetch of the next transposed tile ---- */
+    #if defined(__GNUC__) || defined(__clang__)
+    #define fb_prefetch(p) __builtin_prefetch((const void *)(p), 0, 0)
+    #else
+    #define fb_prefetch(p) ((void)(p))
+    #endif
+    static void fb_prefetch_tile(const char *p, Py_ssize_t s_line, Py_ssize_t ncols, Py_ssize_t s_col, Py_ssize_t nbytes) {
+        Py_ssize_t j, l;
+        for (j = 0; j < ncols; j++)
+            for (l = 0; l < nbytes; l += 64) fb_prefetch(p + j * s_col + l * (s_line > 0 ? 1 : -1));
+    }
 
     /* ---- byte swaps of contiguous runs ---- */
     static void fb_swap_contig(char *o, const char *a, Py_ssize_t n, Py_ssize_t isz, int swap) {
@@ -283,7 +311,8 @@ cdef extern from *:
     """
     const int FB_OPENMP
     uint16_t fb_bswap16(uint16_t) nogil
-    bint fb_and_stream(char*, const char*, const char*, Py_ssize_t) noexcept nogil
+    bint fb_and_stream(char*, const char*, const char*, Py_ssize_t, int) noexcept nogil
+    void fb_prefetch_tile(const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t) noexcept nogil
     void fb_copy_row(char*, Py_ssize_t, const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int, int) noexcept nogil
     int fb_pool_init()
     void fb_pool_clear()
@@ -389,6 +418,7 @@ _build_tables()
 
 cdef int _nthreads = 1
 cdef Py_ssize_t PAR_BYTES = 1 << 18     # below this much output, no thread start-up
+cdef Py_ssize_t PIECE_BYTES = 1 << 18   # output bytes per piece of parallel work
 
 
 def _default_threads():
@@ -484,7 +514,7 @@ def _pool_clear():
 # ---------------------------------------------------------------------------
 # Kernels: BitwiseAnd on the unsigned integer of the element width
 
-cdef Py_ssize_t STREAM_BYTES = 1 << 21   # contiguous runs this long use streaming stores
+cdef Py_ssize_t STREAM_BYTES = 1 << 23   # results this large use streaming stores (beyond a typical LLC)
 
 
 ctypedef fused uint_t:
@@ -497,8 +527,12 @@ ctypedef fused uint_t:
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n,
-                         Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil:
-    """o[i] = a[i] & b[i] for i < n, strides in bytes (any sign, 0 for broadcast)."""
+                         Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb, bint stream) noexcept nogil:
+    """o[i] = a[i] & b[i] for i < n, strides in bytes (any sign, 0 for broadcast).
+
+    ``stream``: the whole result is large, write contiguous runs around the cache.
+    """
+    cdef uint_t pat[16]
     cdef Py_ssize_t i
     cdef Py_ssize_t w = sizeof(uint_t)
     cdef const uint_t* a = <const uint_t*>pa
@@ -514,7 +548,7 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                 elif <const uint_t*>o == b:
                     for i in range(n):
                         o[i] &= a[i]
-                elif n * w >= STREAM_BYTES and fb_and_stream(<char*>o, pa, pb, n * w):
+                elif stream and n >= 64 and fb_and_stream(<char*>o, pa, pb, n * w, 0):
                     pass
                 else:
                     for i in range(n):
@@ -522,6 +556,11 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                 return
             if sb == 0:
                 v = b[0]
+                if stream and n >= 64 and <const uint_t*>o != a:
+                    for i in range(16 // w):
+                        pat[i] = v
+                    if fb_and_stream(<char*>o, pa, <char*>pat, n * w, 1):
+                        return
                 if <const uint_t*>o == a:
                     for i in range(n):
                         o[i] &= v
@@ -536,6 +575,11 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
         elif sa == 0:
             if sb == w:
                 v = a[0]
+                if stream and n >= 64 and <const uint_t*>o != b:
+                    for i in range(16 // w):
+                        pat[i] = v
+                    if fb_and_stream(<char*>o, pb, <char*>pat, n * w, 1):
+                        return
                 if <const uint_t*>o == b:
                     for i in range(n):
                         o[i] &= v
@@ -566,15 +610,15 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
 
 
 cdef inline void _and_row(int isz, char* o, const char* a, const char* b, Py_ssize_t n,
-                          Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil:
+                          Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb, bint stream=False) noexcept nogil:
     if isz == 4:
-        _and_1d(<uint32_t*>o, a, b, n, so, sa, sb)
+        _and_1d(<uint32_t*>o, a, b, n, so, sa, sb, stream)
     elif isz == 8:
-        _and_1d(<uint64_t*>o, a, b, n, so, sa, sb)
+        _and_1d(<uint64_t*>o, a, b, n, so, sa, sb, stream)
     elif isz == 1:
-        _and_1d(<uint8_t*>o, a, b, n, so, sa, sb)
+        _and_1d(<uint8_t*>o, a, b, n, so, sa, sb, stream)
     else:
-        _and_1d(<uint16_t*>o, a, b, n, so, sa, sb)
+        _and_1d(<uint16_t*>o, a, b, n, so, sa, sb, stream)
 
 
 # ---------------------------------------------------------------------------
@@ -608,6 +652,7 @@ cdef struct Plan:
     int kind
     int tile_op          # K_TILE: which input (1 or 2) the tile replaces
     int nthreads         # threads allowed for this call (read once)
+    bint stream          # the result is large: contiguous runs use streaming stores
     bint tr[3]           # K_BLOCKED: inputs read through a transposed tile
     Py_ssize_t total
     Py_ssize_t tile_len
@@ -657,7 +702,7 @@ cdef inline void _it_next(const Plan* pl, RowIt* it, int ndo) noexcept nogil:
 cdef inline void _row(const Plan* pl, char* o, const char* a, const char* b, Py_ssize_t n,
                       Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil:
     if pl.op == OP_AND:
-        _and_row(pl.isz, o, a, b, n, so, sa, sb)
+        _and_row(pl.isz, o, a, b, n, so, sa, sb, pl.stream)
     else:
         fb_copy_row(o, so, a, sa, n, pl.isz, pl.swap, pl.mask)
 
@@ -706,6 +751,11 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
                 if j1 > n1:
                     j1 = n1
                 for k in range(1, 3):
+                    if pl.tr[k] and j1 < n1:  # ask for the next tile's lines early
+                        fb_prefetch_tile(pl.p[k] + it.off[k] + i0 * pl.s[k][nd - 2] + j1 * pl.s[k][nd - 1],
+                                         pl.s[k][nd - 2], (BJ if j1 + BJ <= n1 else n1 - j1),
+                                         pl.s[k][nd - 1], (i1 - i0) * _abs(pl.s[k][nd - 2]))
+                for k in range(1, 3):
                     if pl.tr[k]:
                         for j in range(jb, j1):
                             fb_copy_row(scratch + k * (CHUNK * 8) + (j - jb) * isz, (j1 - jb) * isz,
@@ -732,7 +782,7 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
             q[0] = pl.p[0] + off * isz
             q[1] = pl.tile if t == 1 else pl.p[1] + off * isz
             q[2] = pl.tile if t == 2 else pl.p[2] + off * isz
-            _and_row(isz, q[0], q[1], q[2], cnt, isz, isz, isz)
+            _and_row(isz, q[0], q[1], q[2], cnt, isz, isz, isz, pl.stream)
     else:  # K_GATHER: short rows; gather inputs (and out) into chunks of whole rows
         ndo = nd - 1
         inner = pl.n[ndo]
@@ -760,19 +810,30 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
 
 
 cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
-    """Split the units of ``pl`` across threads when the work is large enough."""
+    """Split the units of ``pl`` across threads when the work is large enough.
+
+    The work is cut into pieces of about PIECE_BYTES handed out dynamically:
+    on a busy machine a thread that starts late, or loses its core, leaves
+    its share to the others instead of holding everyone up.
+    """
     cdef int nt = pl.nthreads
-    cdef Py_ssize_t c
-    if pl.total * pl.isz < PAR_BYTES:
+    cdef Py_ssize_t c, npieces
+    cdef Py_ssize_t bytes = pl.total * pl.isz
+    if bytes < PAR_BYTES:
         nt = 1
     if nt > nunits:
         nt = <int>nunits
     if nt <= 1:
         _work(pl, 0, nunits, pl.scratch)
         return
-    for c in prange(nt, num_threads=nt, schedule="static"):
-        _work(pl, c * nunits // nt, (c + 1) * nunits // nt,
-              pl.scratch + c * SCRATCH if pl.scratch != NULL else NULL)
+    npieces = bytes // PIECE_BYTES
+    if npieces < 4 * nt:
+        npieces = 4 * nt
+    if npieces > nunits:
+        npieces = nunits
+    for c in prange(npieces, num_threads=nt, schedule="dynamic"):
+        _work(pl, c * nunits // npieces, (c + 1) * nunits // npieces,
+              pl.scratch + threadid() * SCRATCH if pl.scratch != NULL else NULL)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -874,6 +935,7 @@ cdef int _plan_and_run(Plan* pl) except -1:
     for d in range(nd):
         total *= pl.n[d]
     pl.total = total
+    pl.stream = total * pl.isz >= STREAM_BYTES
     pl.tile = NULL
     pl.scratch = NULL
     if total == 0:
@@ -1155,8 +1217,8 @@ def bitwise_and(a, b, /, *, out=None):
                             and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
                             and _same_dims(A, B)):
                         n = cnp.PyArray_SIZE(A)
-                        if n * ISZ[ca] < 1 << 14:
-                            O = _alloc(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, 0, True)
+                        if n * ISZ[ca] < PAR_BYTES:
+                            O = _alloc(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, n * ISZ[ca], True)
                             _and_row(ISZ[ca], <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A),
                                      <char*>cnp.PyArray_DATA(B), n, ISZ[ca], ISZ[ca], ISZ[ca])
                             return O

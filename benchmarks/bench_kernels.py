@@ -1,0 +1,237 @@
+"""Benchmark of the compiled kernels against numpy and onnxruntime.
+
+Times fastbits' compiled module (``fastbits._ops_c``), numpy and, when it is
+installed, onnxruntime, interleaved in one process: every repetition runs
+each implementation once, in an order that rotates from one repetition to
+the next, so that drift in the machine's load hits all of them alike.
+Prints the median of each and the ratios numpy / fastbits and
+onnxruntime / fastbits as a markdown table, one row per case of issue 3's
+performance bar plus the BitCast rows.
+
+onnxruntime runs a one-node model (BitwiseAnd, opset 18) built with
+``onnx.helper``, through plain ``InferenceSession.run`` with numpy inputs
+(no I/O binding): its time includes the copy of non-contiguous inputs and
+the allocation of the output, as a user of ``run`` pays them.
+
+Usage::
+
+    python benchmarks/bench_kernels.py [--threads N] [--ort-threads N] [--repeat R] [--quick]
+
+``--threads`` sets fastbits' threads (default: its own default, or
+FASTBITS_NUM_THREADS); onnxruntime keeps its default intra-op threads unless
+``--ort-threads`` is given.  numpy is single-threaded.  A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from fastbits import _ops_c as fb
+
+try:
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+except ImportError:  # onnxruntime is optional
+    ort = None
+
+SPIN = False
+_ONNX_TYPES = {
+    np.dtype(np.int32): 6,
+    np.dtype(np.uint64): 13,
+}
+
+
+def ort_session(dtype: np.dtype, threads: int | None):
+    if ort is None:
+        return None
+    elem = _ONNX_TYPES[np.dtype(dtype)]
+    node = helper.make_node("BitwiseAnd", ["A", "B"], ["C"])
+    graph = helper.make_graph(
+        [node],
+        "bitwise_and",
+        [helper.make_tensor_value_info(name, elem, None) for name in ("A", "B")],
+        [helper.make_tensor_value_info("C", elem, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    if not SPIN:
+        # ORT's pool otherwise spins after each run, taking the cores from
+        # whatever runs next in this process (numpy, fastbits' threads)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def timed(fn, inner: int) -> float:
+    start = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - start) / inner
+
+
+def inner_count(fn) -> int:
+    """Calls per timing so that one timing lasts at least about 0.2 ms."""
+    fn()
+    once = timed(fn, 1)
+    return max(1, min(20000, int(2e-4 / max(once, 1e-9))))
+
+
+def measure(impls: dict, repeat: int) -> dict:
+    counts = {name: inner_count(fn) for name, fn in impls.items()}
+    samples: dict[str, list[float]] = {name: [] for name in impls}
+    names = list(impls)
+    for r in range(repeat):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            samples[name].append(timed(impls[name], counts[name]))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fmt(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    if seconds < 1e-6:
+        return f"{seconds * 1e9:.0f} ns"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def cases(quick: bool):
+    rng = np.random.default_rng(0)
+
+    def ints(shape, dtype=np.int32):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+    big = 1 << 22 if quick else 1 << 24
+    side = 2048 if quick else 4096
+    a16, b16, o16 = ints(16), ints(16), np.empty(16, np.int32)
+    a4k, b4k = ints(4096), ints(4096)
+    x345, y5 = ints((3, 4, 5), np.uint64), ints(5, np.uint64)
+    abig, bbig, obig = ints(big), ints(big), np.empty(big, np.int32)
+    m5, r5 = ints((big // 16, 5)), ints(5)
+    M, M2 = ints((side, side)), ints((side, side))
+    col, row, zero = ints((side, 1)), ints((1, side)), np.array(ints(()))
+    f_big = abig.view(np.float32)
+    swapped = abig.astype(">i4")
+    mb = f"{big >> 20}M"
+    # (label, bar, operands, fastbits call, numpy call, onnxruntime inputs or None)
+    yield "16 x int32", "1.5", (lambda: fb.bitwise_and(a16, b16)), (lambda: np.bitwise_and(a16, b16)), (a16, b16)
+    yield "16 x int32, out=", "3", (lambda: fb.bitwise_and(a16, b16, out=o16)), (
+        lambda: np.bitwise_and(a16, b16, out=o16)
+    ), None
+    yield "4096 x int32", "1.3", (lambda: fb.bitwise_and(a4k, b4k)), (lambda: np.bitwise_and(a4k, b4k)), (a4k, b4k)
+    yield "(3,4,5) uint64 & (5,)", "2.5", (lambda: fb.bitwise_and(x345, y5)), (
+        lambda: np.bitwise_and(x345, y5)
+    ), (x345, y5)
+    yield f"{mb} int32, out=", "1.8", (lambda: fb.bitwise_and(abig, bbig, out=obig)), (
+        lambda: np.bitwise_and(abig, bbig, out=obig)
+    ), None
+    yield f"{mb} int32, fresh", "1.5", (lambda: fb.bitwise_and(abig, bbig)), (
+        lambda: np.bitwise_and(abig, bbig)
+    ), (abig, bbig)
+    yield f"({big // 16 >> 10}K,5) & (5,) int32", "4", (lambda: fb.bitwise_and(m5, r5)), (
+        lambda: np.bitwise_and(m5, r5)
+    ), (m5, r5)
+    yield f"({side},{side}) & ({side},1) int32", "2.5", (lambda: fb.bitwise_and(M, col)), (
+        lambda: np.bitwise_and(M, col)
+    ), (M, col)
+    yield f"({side},{side}) & (1,{side}) int32", "2.5", (lambda: fb.bitwise_and(M, row)), (
+        lambda: np.bitwise_and(M, row)
+    ), (M, row)
+    yield f"({side},{side}) & 0-d int32", "2.5", (lambda: fb.bitwise_and(M, zero)), (
+        lambda: np.bitwise_and(M, zero)
+    ), (M, zero)
+    yield f"({side},{side})[:, ::2] & [:, 1::2] int32", "2", (lambda: fb.bitwise_and(M[:, ::2], M2[:, 1::2])), (
+        lambda: np.bitwise_and(M[:, ::2], M2[:, 1::2])
+    ), (M[:, ::2], M2[:, 1::2])
+    half = np.ascontiguousarray(M2[:, : side // 2])
+    yield f"({side},{side})[:, ::2] & contiguous int32", "2", (lambda: fb.bitwise_and(M[:, ::2], half)), (
+        lambda: np.bitwise_and(M[:, ::2], half)
+    ), (M[:, ::2], half)
+    yield f"({side},{side}).T & ({side},{side}) int32", "4", (lambda: fb.bitwise_and(M.T, M2)), (
+        lambda: np.bitwise_and(M.T, M2)
+    ), (M.T, M2)
+    # BitCast rows: numpy's equivalents are x.view, np.copy and astype to native order
+    yield "bitcast view, 16 x float32", "< 2 µs", (lambda: fb.bitcast(a16.view(np.float32), 6)), (
+        lambda: a16.view(np.float32).view(np.int32)
+    ), None
+    yield f"bitcast view, {mb} float32", "< 2 µs", (lambda: fb.bitcast(f_big, 6)), (
+        lambda: f_big.view(np.int32)
+    ), None
+    yield f"bitcast copy=True, {mb} float32", "0.9", (lambda: fb.bitcast(f_big, 6, copy=True)), (
+        lambda: np.copy(f_big)
+    ), None
+    yield f"bitcast copy=True, ({side},{side}).T int32", "0.9", (lambda: fb.bitcast(M.T, 1, copy=True)), (
+        lambda: np.copy(M.T, order="C")
+    ), None
+    yield f"bitcast byte swap, {mb} >i4", "1", (lambda: fb.bitcast(swapped, 6)), (
+        lambda: swapped.astype(swapped.dtype.newbyteorder("="))
+    ), None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=None, help="fastbits threads (default: its own)")
+    parser.add_argument("--ort-threads", type=int, default=None, help="onnxruntime intra-op threads")
+    parser.add_argument("--repeat", type=int, default=15, help="repetitions per case (median)")
+    parser.add_argument("--no-ort", action="store_true", help="leave onnxruntime out")
+    parser.add_argument("--ort-spin", action="store_true", help="let onnxruntime's threads spin (its default)")
+    parser.add_argument("--quick", action="store_true", help="smaller arrays, for a smoke run")
+    args = parser.parse_args(argv)
+    global SPIN, ort
+    SPIN = args.ort_spin
+    if args.no_ort:
+        ort = None
+    if args.threads is not None:
+        fb.set_num_threads(args.threads)
+    sessions = {}
+    rows = []
+    for label, bar, fast, slow, ort_inputs in cases(args.quick):
+        impls = {"numpy": slow, "fastbits": fast}
+        if ort is not None and ort_inputs is not None:
+            a, b = ort_inputs
+            key = a.dtype
+            if key not in sessions:
+                sessions[key] = ort_session(a.dtype, args.ort_threads)
+            session = sessions[key]
+            impls["onnxruntime"] = lambda s=session, a=a, b=b: s.run(None, {"A": a, "B": b})
+        medians = measure(impls, args.repeat)
+        rows.append((label, bar, medians))
+        print(f"  measured {label}", file=sys.stderr)
+
+    print(
+        f"fastbits compiled, threads={fb.get_num_threads()} (OpenMP {'on' if fb._HAVE_OPENMP else 'off'}); "
+        f"numpy {np.__version__}; onnxruntime {ort.__version__ if ort else 'not installed'} "
+        f"(plain run, threads={args.ort_threads or 'default'}, spinning {'on' if SPIN else 'off'}); {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}; median of {args.repeat}, interleaved"
+    )
+    print()
+    print("| case | numpy | fastbits | onnxruntime | numpy / fastbits | ort / fastbits | bar |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for label, bar, m in rows:
+        o = m.get("onnxruntime")
+        ratio_ort = f"{o / m['fastbits']:.2f}" if o else "n/a"
+        print(
+            f"| {label} | {fmt(m['numpy'])} | {fmt(m['fastbits'])} | {fmt(o)} | "
+            f"{m['numpy'] / m['fastbits']:.2f} | {ratio_ort} | {bar} |"
+        )
+    hits, misses, idle = fb._pool_info()
+    print()
+    print(f"output pool: {hits} reuses, {misses} new blocks, {idle >> 20} MiB idle at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
