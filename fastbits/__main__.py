@@ -4,6 +4,10 @@ Prints the version, the active backend, the thread count and the versions of
 the libraries fastbits runs with, then runs each example of the BitwiseAnd-18
 and BitCast-26 specs through the active path and prints a PASS/FAIL table.
 Exits with status 1 if any example fails.
+
+``python -m fastbits bench [--full] [--json PATH] [--plot PATH] [--threads N]
+[--filter SUBSTRING]`` runs the benchmark suite instead (``fastbits._bench``,
+imported only then); ``python -m fastbits bench --help`` describes it.
 """
 
 from __future__ import annotations
@@ -66,9 +70,17 @@ def check() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:
+        from fastbits import _bench  # the suite, and through it onnx and onnxruntime: only here
+
+        return _bench.main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m fastbits",
         description="Check the installed fastbits against every example of the ONNX specs.",
+        epilog="python -m fastbits bench [--full] [--json PATH] [--plot PATH] [--threads N] "
+        "[--filter SUBSTRING]: time fastbits against numpy, onnxruntime and the onnx reference "
+        "evaluator (python -m fastbits bench --help).",
     )
     parser.parse_args(argv)
     return check()
