@@ -190,7 +190,7 @@ cdef extern from *:
        the array that owned it was freed, so no live arrays share memory. */
     #define FB_HDR 64
     #define FB_POOL_SLOTS 4
-    #define FB_POOL_MAX ((size_t)512 << 20)
+    #define FB_POOL_MAX ((size_t)256 << 20)
     #define FB_ROUND ((size_t)1 << 21)
     typedef struct { char *base; size_t cap; } fb_block;
     static fb_block fb_pool[FB_POOL_SLOTS];
@@ -635,10 +635,11 @@ cdef enum:
     K_GATHER = 4         # short rows, gathered into contiguous chunks
 
     ROW_MIN = 32         # rows shorter than this are gathered or tiled
-    CHUNK = 4096         # elements per gathered chunk (one of 3 scratch slots: CHUNK * 8 bytes)
-    SCRATCH = 3 * CHUNK * 8   # scratch bytes per thread
+    CHUNK = 4096         # elements per gathered chunk: CHUNK * 8 <= SLOT
+    SLOT = 65536         # bytes of one scratch slot (out, a, b: 3 slots per thread)
+    SCRATCH = 3 * SLOT   # scratch bytes per thread
     BI = 64              # blocked tile: rows (of the output) ...
-    BJ = 64              # ... and columns; BI * BJ * 8 <= CHUNK * 8
+    BJ = 64              # ... and columns; BI * BJ * 16 (complex128) <= SLOT
     TILE_ELEMS = 4096    # target length of a tiled repeating operand
     BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking
 
@@ -657,7 +658,7 @@ cdef struct Plan:
     Py_ssize_t total
     Py_ssize_t tile_len
     char* tile
-    char* scratch        # K_GATHER: 3 * CHUNK * 8 bytes per thread
+    char* scratch        # K_GATHER, K_BLOCKED: SCRATCH bytes per thread
     Py_ssize_t n[MAXD]
     Py_ssize_t s[3][MAXD]   # byte strides of out (0), a (1), b (2)
     char* p[3]
@@ -758,13 +759,13 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
                 for k in range(1, 3):
                     if pl.tr[k]:
                         for j in range(jb, j1):
-                            fb_copy_row(scratch + k * (CHUNK * 8) + (j - jb) * isz, (j1 - jb) * isz,
+                            fb_copy_row(scratch + k * SLOT + (j - jb) * isz, (j1 - jb) * isz,
                                         pl.p[k] + it.off[k] + i0 * pl.s[k][nd - 2] + j * pl.s[k][nd - 1],
                                         pl.s[k][nd - 2], i1 - i0, isz, 0, 0)
                 for i in range(i0, i1):
                     for k in range(3):
                         if pl.tr[k]:
-                            q[k] = scratch + k * (CHUNK * 8) + (i - i0) * (j1 - jb) * isz
+                            q[k] = scratch + k * SLOT + (i - i0) * (j1 - jb) * isz
                             st[k] = isz
                         else:
                             q[k] = pl.p[k] + it.off[k] + i * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1]
@@ -794,7 +795,7 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
             if rn > R:
                 rn = R
             for k in range(3):
-                q[k] = scratch + k * (CHUNK * 8)
+                q[k] = scratch + k * SLOT
             it2 = it
             for r in range(rn):
                 for k in range(1, 3):
