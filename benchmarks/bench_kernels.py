@@ -15,7 +15,8 @@ the allocation of the output, as a user of ``run`` pays them.
 
 Usage::
 
-    python benchmarks/bench_kernels.py [--threads N] [--ort-threads N] [--repeat R] [--quick]
+    python benchmarks/bench_kernels.py [--threads N] [--ort-threads N] [--repeat R]
+                                       [--no-ort] [--ort-spin] [--no-pool] [--quick]
 
 ``--threads`` sets fastbits' threads (default: its own default, or
 FASTBITS_NUM_THREADS); onnxruntime keeps its default intra-op threads unless
@@ -188,6 +189,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=15, help="repetitions per case (median)")
     parser.add_argument("--no-ort", action="store_true", help="leave onnxruntime out")
     parser.add_argument("--ort-spin", action="store_true", help="let onnxruntime's threads spin (its default)")
+    parser.add_argument("--no-pool", action="store_true", help="fresh results without the output pool")
     parser.add_argument("--quick", action="store_true", help="smaller arrays, for a smoke run")
     args = parser.parse_args(argv)
     global SPIN, ort
@@ -196,6 +198,8 @@ def main(argv=None) -> int:
         ort = None
     if args.threads is not None:
         fb.set_num_threads(args.threads)
+    if args.no_pool:
+        fb._set_pool_threshold(2**62)
     sessions = {}
     rows = []
     for label, bar, fast, slow, ort_inputs in cases(args.quick):
@@ -229,7 +233,10 @@ def main(argv=None) -> int:
         )
     hits, misses, idle = fb._pool_info()
     print()
-    print(f"output pool: {hits} reuses, {misses} new blocks, {idle >> 20} MiB idle at the end")
+    if args.no_pool:
+        print("output pool: off (--no-pool)")
+    else:
+        print(f"output pool: {hits} reuses, {misses} new blocks, {idle >> 20} MiB idle at the end")
     return 0
 
 

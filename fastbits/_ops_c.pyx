@@ -501,6 +501,17 @@ cdef object _alloc(int nd, cnp.npy_intp* dims, int code, Py_ssize_t nbytes, bint
         return spec.allocate(BITWISE_AND, shape, <object>descr)
 
 
+def _set_pool_threshold(nbytes):
+    """Fresh results from this size on use the pool; return the old size.
+
+    ``_set_pool_threshold(2**62)`` turns the pool off (the benchmark's --no-pool).
+    """
+    global POOL_MIN
+    old = POOL_MIN
+    POOL_MIN = max(0, int(nbytes))
+    return old
+
+
 def _pool_info():
     """(hits, misses, idle bytes) of the fresh-output pool (for tests and benchmarks)."""
     return int(fb_pool_hits), int(fb_pool_misses), int(fb_pool_bytes)

@@ -90,6 +90,10 @@ def test_large_results_same_for_thread_counts(n, threads):
     s = a.astype(">u4")
     assert np.array_equal(C.bitcast(s, "int32"), a.view(np.int32))
     assert np.array_equal(C.bitcast(a.T, "float32", copy=True).view(np.uint32), a.T)
+    z = np.random.default_rng(2).standard_normal((300, 500)).view(np.complex128)
+    assert C.bitcast(z.T, "complex128", copy=True).tobytes() == np.ascontiguousarray(z.T).tobytes()
+    zs = z.astype(">c16")
+    assert C.bitcast(zs.T, "complex128").tobytes() == np.ascontiguousarray(z.T).tobytes()
 
 
 # --------------------------------------------------------------------------
@@ -118,6 +122,12 @@ def test_fresh_results_never_share_memory():
     assert np.array_equal(again[: 1 << 20], expected)
     C._pool_clear()
     assert C._pool_info()[2] == 0
+    old = C._set_pool_threshold(2**62)  # pool off: plain numpy allocations
+    try:
+        plain = C.bitwise_and(a, b)
+        assert np.array_equal(plain, expected) and plain.flags.owndata
+    finally:
+        C._set_pool_threshold(old)
 
 
 # --------------------------------------------------------------------------
