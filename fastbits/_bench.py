@@ -6,12 +6,17 @@ onnx reference evaluator, in one process:
 * every case first runs each implementation once and compares its result with
   numpy's, byte for byte; an implementation that differs is reported as
   ``wrong`` and not timed;
-* after a warm-up, the implementations are timed interleaved (round-robin, one
-  sample of each per repetition, the starting implementation rotating); a
-  sample is a batch of calls that takes at least ``target`` seconds, or one
-  call for big arrays; the figures are the median time per call, its spread
-  (interquartile range), the ratios to numpy and to fastbits, and the bytes
-  read and written per second;
+* after a warm-up, the implementations are timed interleaved: every
+  repetition takes one sample of each, in a fresh random order; a sample is a
+  batch of calls that takes at least ``Mode.target`` seconds, or one call for
+  big arrays, preceded by one untimed call when calls are short (so that each
+  is measured warm, its thread pool awake, whatever ran before it); the
+  figures are the median time per call, its spread (interquartile range,
+  min..max), the ratios numpy/impl and impl/fastbits, and the bytes of the
+  elements read and written per second;
+* fastbits compiled runs at its configured thread count (``--threads``) and,
+  when that is more than one, also at one thread (``fastbits-c-1t``), the fair
+  match for numpy and ``ort-1t``;
 * the memory-bandwidth ceiling is a 3-stream ``np.add(a, b, out=c)`` over
   float64 arrays several times larger than the last-level cache, on one
   thread and split over the fastbits thread count.
@@ -59,7 +64,7 @@ class Mode:
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
     "quick": Mode("quick", 2e-4, 5, 25, 0.12, 1 << 23, 7),
-    "full": Mode("full", 2e-4, 11, 101, 2.0, 1 << 25, 21),
+    "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 25, 21),
 }
 
 
@@ -480,17 +485,24 @@ def _before(fn: Callable[[], Any]) -> None:
         hook()
 
 
+#: Calls shorter than this get an untimed call before each sample (see time_interleaved).
+WARM_CALL_BELOW = 0.01
+
+
 def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
                      rng: np.random.Generator | None = None) -> dict[str, dict[str, Any]]:
     """Median and spread of the time per call of each function.
 
     Every repetition takes one sample of each function, in a fresh random order
     (so that no function always follows the same one: thread pools that spin
-    after a call slow down whatever runs next).
+    after a call slow down whatever runs next). A function faster than
+    :data:`WARM_CALL_BELOW` is called once, untimed, before each of its samples,
+    so that its own thread pool is awake and its data in cache whatever ran
+    before it: the figures are the speed of back-to-back calls.
     """
     names = list(fns)
     rng = rng or np.random.default_rng(0)
-    batch, per_sample = {}, {}
+    batch, per_sample, per_call = {}, {}, {}
     for name in names:                     # warm-up, and the batch size
         fn = fns[name]
         _before(fn)
@@ -505,8 +517,9 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
             batch[name] = max(1, math.ceil(mode.target / max(one, 1e-8)))
         else:
             batch[name] = 1
+        per_call[name] = one
         per_sample[name] = one * batch[name]
-    round_time = sum(per_sample.values()) or 1e-9
+    round_time = sum(per_sample[n] + (per_call[n] if per_call[n] < WARM_CALL_BELOW else 0) for n in names) or 1e-9
     reps = int(min(mode.max_reps, max(mode.min_reps, mode.budget // round_time)))
     samples: dict[str, list[float]] = {name: [] for name in names}
     gc_was_enabled = gc.isenabled()
@@ -517,6 +530,8 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
                 name = names[i]
                 fn, n = fns[name], batch[name]
                 _before(fn)
+                if per_call[name] < WARM_CALL_BELOW:
+                    fn()    # untimed: thread pools awake and caches warm, whatever ran before
                 t0 = time.perf_counter()
                 for _ in range(n):
                     fn()
@@ -659,6 +674,13 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def _load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
     try:
         usable = len(os.sched_getaffinity(0))
@@ -674,9 +696,13 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
         "threads": {"fastbits": threads, "numpy": 1, "ort-1t": 1,
                     "ort": "onnxruntime default (intra_op_num_threads=0: one per physical core)",
                     "ceiling": threads},
+        "environment": {k: os.environ[k] for k in sorted(os.environ)
+                        if k.startswith(("FASTBITS_", "OMP_", "GOMP_", "ORT_"))},
+        "load_average": _load_average(),
         "mode": mode.name,
         "method": {"target_sample_s": mode.target, "min_reps": mode.min_reps, "max_reps": mode.max_reps,
-                   "budget_per_case_s": mode.budget, "interleaved": "round-robin, rotating start",
+                   "budget_per_case_s": mode.budget, "interleaved": "one sample of each implementation per repetition, in a random order",
+                   "warm_call": f"one untimed call before each sample of calls under {WARM_CALL_BELOW * 1e3:g} ms",
                    "statistic": "median time per call; spread = interquartile range",
                    "gbps": "bytes of the elements read + written per call / median time"},
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -704,7 +730,9 @@ def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None) -> list[s
         f"onnxruntime {v['onnxruntime'] or 'absent'}, onnx {v['onnx'] or 'absent'}",
         f"fastbits {v['fastbits']}, backend {meta['fastbits_backend']}; threads: fastbits "
         f"{meta['threads']['fastbits']}, numpy 1, ort-1t 1, ort default",
-        f"mode: {meta['mode']}",
+        f"mode: {meta['mode']}; load average at start: "
+        + (" ".join(f"{x:g}" for x in meta["load_average"]) if meta["load_average"] else "unknown")
+        + "".join(f"; {k}={v}" for k, v in meta["environment"].items()),
     ]
     if ceiling:
         par = (f", {ceiling['gbps_threads']:.1f} GB/s split over {ceiling['threads']} threads"
