@@ -75,8 +75,15 @@ def _extensions() -> list[Extension]:
         "fastbits._ops_c",
         ["fastbits/_ops_c.pyx"],
         include_dirs=[numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=compile_args + openmp,
+        define_macros=[
+            ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+            # The oldest numpy C API the module may run against: the memory-handler API
+            # (PyDataMem_SetHandler) is 1.22's; fastbits requires numpy >= 1.24 anyway.
+            ("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION"),
+        ],
+        # An undeclared function (a numpy API hidden by the target version) must fail the
+        # build, not produce a module that cannot be imported.
+        extra_compile_args=compile_args + openmp + ["-Werror=implicit-function-declaration"],
         extra_link_args=openmp,
     )
     print(

@@ -20,7 +20,16 @@ else:
         from ._ops_c import bitcast, bitwise_and, get_num_threads, set_num_threads
 
         BACKEND = "cython"
-    except ImportError:
+    except ImportError as exc:
+        if not isinstance(exc, ModuleNotFoundError):
+            # built, but it does not load (a numpy it was not built for, say): say so
+            import warnings
+
+            warnings.warn(
+                f"fastbits: the compiled kernels failed to load ({exc}); using the pure-Python path",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         from ._ops_py import bitcast, bitwise_and, get_num_threads, set_num_threads
 
         BACKEND = "python"

@@ -202,6 +202,13 @@ cdef extern from *:
         return fb_pool_lock == NULL ? -1 : 0;
     }
 
+    /* In a child made by fork() the lock may be held by a thread that does not exist
+       there: replace it (the old one is left as it is) so the child cannot deadlock. */
+    static int fb_pool_after_fork_child(void) {
+        fb_pool_lock = PyThread_allocate_lock();
+        return fb_pool_lock == NULL ? -1 : 0;
+    }
+
     static char *fb_raw_alloc(size_t cap) {
         void *base = NULL;
     #if defined(_WIN32)
@@ -315,6 +322,7 @@ cdef extern from *:
     void fb_prefetch_tile(const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t) noexcept nogil
     void fb_copy_row(char*, Py_ssize_t, const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int, int) noexcept nogil
     int fb_pool_init()
+    int fb_pool_after_fork_child()
     void fb_pool_clear()
     size_t fb_pool_bytes, fb_pool_hits, fb_pool_misses
     object fb_handler_capsule()
@@ -356,6 +364,8 @@ if fb_pool_init() != 0:
     raise ImportError("fastbits._ops_c: could not allocate the output-pool lock")
 
 
+
+
 cdef void _build_tables() except *:
     cdef int i, j, code
     for i in range(NTAB):
@@ -380,7 +390,8 @@ cdef void _build_tables() except *:
     # Every dtype numpy or ml_dtypes knows that maps to an ONNX type (aliases
     # such as 'l' and 'q' have different numbers but the same ONNX type).
     candidates = [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"]
-    candidates += [np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong, np.long, np.ulong)]
+    # ('l'/'L' are in typecodes; np.long does not exist in numpy 1.24-1.26)
+    candidates += [np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong)]
     candidates += [info.dtype for info in spec.TYPES.values() if info.dtype is not None]
     for dt in candidates:
         c = spec.datatype_of(dt)
@@ -466,9 +477,41 @@ def set_num_threads(n):
     """Set the threads the kernels use above the size threshold (a positive int).
 
     Built without OpenMP, the value is accepted and the kernels stay on one thread.
+    In a child made by ``fork()`` the kernels stay on one thread too (see ``_after_fork_child``).
     """
     global _nthreads
-    _nthreads = spec.check_num_threads(n)
+    n = spec.check_num_threads(n)
+    if _forked_child and n > 1 and FB_OPENMP:
+        warnings.warn(
+            "fastbits: this process was forked; GNU OpenMP cannot start threads after fork(), "
+            "so the kernels stay on one thread (use the 'spawn' or 'forkserver' start method "
+            "for multi-threaded workers)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        n = 1
+    _nthreads = n
+
+
+cdef bint _forked_child = False
+
+
+def _after_fork_child():
+    """Run in the child after ``os.fork()``.
+
+    * The output pool's lock may be held by a thread that does not exist in the
+      child: replace it, so the child cannot deadlock on it.
+    * GNU OpenMP's thread pool does not survive fork(): a parallel region in the
+      child of a process that used one hangs. The child's kernels run on one thread.
+    """
+    global _nthreads, _forked_child
+    _forked_child = True
+    _nthreads = 1
+    if fb_pool_after_fork_child() != 0:
+        raise MemoryError("fastbits._ops_c: could not allocate the output-pool lock after fork")
+
+
+os.register_at_fork(after_in_child=_after_fork_child)
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import sys
 
 import numpy as np
@@ -64,7 +65,8 @@ def _threads_in_subprocess(value):
     env["FASTBITS_NUM_THREADS"] = value
     code = "import fastbits._ops_c as c; print(c.get_num_threads())"
     done = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True, check=True,
+        cwd=tempfile.gettempdir(),  # not the repo root, whose source tree would shadow the install
     )
     return int(done.stdout.strip())
 
@@ -386,3 +388,33 @@ def test_bitcast_numpy_bool_copy_and_lists():
     assert np.array_equal(C.bitcast(x, "uint16", copy=np.True_), P.bitcast(x, "uint16", copy=True))
     got = C.bitcast([1, 2, 3], "UINT64")
     assert got.tobytes() == P.bitcast([1, 2, 3], "UINT64").tobytes()
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_pool_after_fork():
+    """A child forked while another thread uses the pool and OpenMP threads still computes
+    (on one thread), without deadlocking on the pool's lock or on OpenMP's thread pool."""
+    C.set_num_threads(2)
+    import threading
+
+    stop = threading.Event()
+
+    def churn():
+        while not stop.is_set():
+            C.bitwise_and(np.ones(1 << 21, np.int32), np.int32(3))
+
+    worker = threading.Thread(target=churn)
+    worker.start()
+    try:
+        for _ in range(5):
+            pid = os.fork()
+            if pid == 0:  # the child: allocate pooled results, exit 0 if they are right
+                ok = all(int(C.bitwise_and(np.full(1 << 21, 7, np.int32), np.int32(3))[-1]) == 3 for _ in range(4))
+                ok = ok and C.get_num_threads() == 1  # GNU OpenMP cannot start threads after fork
+                os._exit(0 if ok else 1)
+            _, status = os.waitpid(pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        stop.set()
+        worker.join()
