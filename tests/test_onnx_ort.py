@@ -31,7 +31,10 @@ ORT = f"onnxruntime {ort.__version__}"
 
 def _session(nodes, inputs, outputs, opset):
     graph = oh.make_graph(nodes, "g", inputs, outputs)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)])
+    opsets = [oh.make_opsetid("", opset)]
+    # The lowest IR version for the opset: an older onnxruntime (the last one for Python
+    # 3.10, say) refuses the newest IR version that onnx writes by default.
+    model = oh.make_model(graph, opset_imports=opsets, ir_version=oh.find_min_ir_version_for(opsets))
     return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
