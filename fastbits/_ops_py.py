@@ -128,7 +128,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     bits = spec.bit_width(dst)
     if bits < 8:
         as_bytes = result.view(np.uint8)
-        np.bitwise_and(as_bytes, (1 << bits) - 1, out=as_bytes)
+        np.bitwise_and(as_bytes, np.uint8((1 << bits) - 1), out=as_bytes)
     return result
 
 

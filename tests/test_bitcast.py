@@ -249,3 +249,10 @@ def test_signature(ops):
         ops.bitcast(x=x, to="uint8")
     with pytest.raises(TypeError):
         ops.bitcast(x)
+
+
+@pytest.mark.parametrize("to", ["UINT4", "INT4", "FLOAT4E2M1"])
+def test_zero_d_sub_byte_copy_is_masked(ops, to):
+    x = np.array(0xFE, np.uint8).view(ml_dtypes.uint4)  # 0-d, high bits set
+    y = ops.bitcast(x, to, copy=True)
+    assert y.shape == () and y.view(np.uint8) == 0x0E
