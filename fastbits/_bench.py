@@ -34,6 +34,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -812,6 +813,13 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def dumps(report: dict[str, Any]) -> str:
+    """The report as JSON, indented, with each list of numbers (the samples) on one line."""
+    text = json.dumps(report, indent=1)
+    return re.sub(r"\[\s*([-0-9.e+,\s]+?)\s*\]",
+                  lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+
+
 def plot(report: dict[str, Any], path: str) -> None:
     """A PNG of each implementation's speed-up over numpy per case: bars from 1 (numpy), log scale."""
     import matplotlib
@@ -833,6 +841,9 @@ def plot(report: dict[str, Any], path: str) -> None:
             if r.get("status") == "ok" and r.get("speedup_vs_numpy"):
                 ys.append(y)
                 widths.append(r["speedup_vs_numpy"] - 1.0)
+                if r.get("note"):
+                    ax.text(r["speedup_vs_numpy"], y, f" {r['note']}", va="center", fontsize=5,
+                            color=colors(j))
             elif r.get("status") in ("wrong", "n/a", "error"):
                 ax.text(1.0, y, f" {r['status']}", va="center", fontsize=5, color=colors(j))
         ax.barh(ys, widths, left=1.0, height=height, label=name, color=colors(j))
@@ -968,7 +979,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         print("absent: " + "; ".join(f"{i.name} ({i.reason})" for i in absent))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(report, f, indent=1)
+            f.write(dumps(report))
         print(f"wrote {args.json}")
     if args.plot:
         plot(report, args.plot)
