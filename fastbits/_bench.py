@@ -64,7 +64,7 @@ class Mode:
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    "quick": Mode("quick", 2e-4, 5, 25, 0.12, 1 << 23, 7),
+    "quick": Mode("quick", 2e-4, 5, 25, 0.06, 1 << 23, 7),
     "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 25, 21),
 }
 
