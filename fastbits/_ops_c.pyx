@@ -54,6 +54,50 @@ cdef extern from *:
     #define FB_OPENMP 0
     #endif
 
+    /* ---- Runtime CPU dispatch for the hot contiguous loops ----
+       The distributed build targets the baseline ISA (no -march=native); GCC's
+       function multi-versioning compiles the loops below twice, for AVX2 and for
+       the baseline, and picks one when the module is loaded (an ifunc). */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
+        && !defined(FB_NO_CLONES)
+    #define FB_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FB_CLONES
+    #endif
+
+    /* o = a & b over nbytes: bits are bits, one loop serves every integer type. */
+    FB_CLONES static void fb_and_bytes(char *o, const char *a, const char *b, Py_ssize_t nbytes) {
+        Py_ssize_t i;
+        for (i = 0; i < nbytes; i++) o[i] = (char)(a[i] & b[i]);
+    }
+    /* o &= b (o is also an input). */
+    FB_CLONES static void fb_and_inplace(char *o, const char *b, Py_ssize_t nbytes) {
+        Py_ssize_t i;
+        for (i = 0; i < nbytes; i++) o[i] = (char)(o[i] & b[i]);
+    }
+    /* o = a & v for one value v repeated, per element width. */
+    #define FB_AND_SCALAR(T) \
+    FB_CLONES static void fb_and_scalar_##T(T *o, const T *a, T v, Py_ssize_t n) { \
+        Py_ssize_t i; \
+        for (i = 0; i < n; i++) o[i] = (T)(a[i] & v); \
+    }
+    FB_AND_SCALAR(uint8_t)
+    FB_AND_SCALAR(uint16_t)
+    FB_AND_SCALAR(uint32_t)
+    FB_AND_SCALAR(uint64_t)
+
+    /* ---- a monotonic clock, for noticing threads that start late ---- */
+    #include <time.h>
+    static double fb_now(void) {
+    #if defined(CLOCK_MONOTONIC)
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    #else
+        return (double)clock() / CLOCKS_PER_SEC;
+    #endif
+    }
+
     /* ---- byte-order helpers (compilers turn these into bswap) ---- */
     static inline uint16_t fb_bswap16(uint16_t x) { return (uint16_t)((x >> 8) | (x << 8)); }
     static inline uint32_t fb_bswap32(uint32_t x) {
@@ -125,7 +169,7 @@ cdef extern from *:
     }
 
     /* ---- byte swaps of contiguous runs ---- */
-    static void fb_swap_contig(char *o, const char *a, Py_ssize_t n, Py_ssize_t isz, int swap) {
+    FB_CLONES static void fb_swap_contig(char *o, const char *a, Py_ssize_t n, Py_ssize_t isz, int swap) {
         Py_ssize_t i, m = n * (isz / swap);
         if (swap == 2) {
             for (i = 0; i < m; i++) { uint16_t v; memcpy(&v, a + 2 * i, 2); v = fb_bswap16(v); memcpy(o + 2 * i, &v, 2); }
@@ -146,7 +190,7 @@ cdef extern from *:
         if (mask) {
             const uint8_t m = (uint8_t)mask;
             if (so == 1 && sa == 1) {
-                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)(((const uint8_t *)a)[i] & m);
+                fb_and_scalar_uint8_t((uint8_t *)o, (const uint8_t *)a, m, n);
             } else {
                 for (i = 0; i < n; i++) *(uint8_t *)(o + i * so) = (uint8_t)(*(const uint8_t *)(a + i * sa) & m);
             }
@@ -318,6 +362,13 @@ cdef extern from *:
     """
     const int FB_OPENMP
     uint16_t fb_bswap16(uint16_t) nogil
+    double fb_now() noexcept nogil
+    void fb_and_bytes(char*, const char*, const char*, Py_ssize_t) noexcept nogil
+    void fb_and_inplace(char*, const char*, Py_ssize_t) noexcept nogil
+    void fb_and_scalar_uint8_t(uint8_t*, const uint8_t*, uint8_t, Py_ssize_t) noexcept nogil
+    void fb_and_scalar_uint16_t(uint16_t*, const uint16_t*, uint16_t, Py_ssize_t) noexcept nogil
+    void fb_and_scalar_uint32_t(uint32_t*, const uint32_t*, uint32_t, Py_ssize_t) noexcept nogil
+    void fb_and_scalar_uint64_t(uint64_t*, const uint64_t*, uint64_t, Py_ssize_t) noexcept nogil
     bint fb_and_stream(char*, const char*, const char*, Py_ssize_t, int) noexcept nogil
     void fb_prefetch_tile(const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t) noexcept nogil
     void fb_copy_row(char*, Py_ssize_t, const char*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int, int) noexcept nogil
@@ -578,6 +629,18 @@ ctypedef fused uint_t:
     uint64_t
 
 
+cdef inline void _and_scalar(uint_t* o, const uint_t* a, uint_t v, Py_ssize_t n) noexcept nogil:
+    """o[i] = a[i] & v, contiguous (o may be a)."""
+    if uint_t is uint8_t:
+        fb_and_scalar_uint8_t(o, a, v, n)
+    elif uint_t is uint16_t:
+        fb_and_scalar_uint16_t(o, a, v, n)
+    elif uint_t is uint32_t:
+        fb_and_scalar_uint32_t(o, a, v, n)
+    else:
+        fb_and_scalar_uint64_t(o, a, v, n)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n,
@@ -597,16 +660,13 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
         if sa == w:
             if sb == w:
                 if <const uint_t*>o == a:
-                    for i in range(n):
-                        o[i] &= b[i]
+                    fb_and_inplace(<char*>o, pb, n * w)
                 elif <const uint_t*>o == b:
-                    for i in range(n):
-                        o[i] &= a[i]
+                    fb_and_inplace(<char*>o, pa, n * w)
                 elif stream and n >= 64 and fb_and_stream(<char*>o, pa, pb, n * w, 0):
                     pass
                 else:
-                    for i in range(n):
-                        o[i] = a[i] & b[i]
+                    fb_and_bytes(<char*>o, pa, pb, n * w)
                 return
             if sb == 0:
                 v = b[0]
@@ -615,12 +675,7 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                         pat[i] = v
                     if fb_and_stream(<char*>o, pa, <char*>pat, n * w, 1):
                         return
-                if <const uint_t*>o == a:
-                    for i in range(n):
-                        o[i] &= v
-                else:
-                    for i in range(n):
-                        o[i] = a[i] & v
+                _and_scalar(o, a, v, n)
                 return
             if sb == 2 * w:
                 for i in range(n):
@@ -634,12 +689,7 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                         pat[i] = v
                     if fb_and_stream(<char*>o, pb, <char*>pat, n * w, 1):
                         return
-                if <const uint_t*>o == b:
-                    for i in range(n):
-                        o[i] &= v
-                else:
-                    for i in range(n):
-                        o[i] = b[i] & v
+                _and_scalar(o, b, v, n)
                 return
             if sb == 0:
                 v = a[0] & b[0]
@@ -864,20 +914,45 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
             rc += rn
 
 
+cdef enum:
+    MAX_THREADS = 256    # threads one call may use (set_num_threads may ask for more)
+
+cdef double LATE_S = 1e-3      # a team that waits this long (s) for a thread: a core is busy
+cdef double SOLO_S = 0.2       # then calls run on one thread for this long (s)
+cdef double _solo_until = 0.0  # fb_now() before which calls run on one thread
+cdef Py_ssize_t _late_events = 0
+
+
 cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     """Split the units of ``pl`` across threads when the work is large enough.
 
     The work is cut into pieces of about PIECE_BYTES handed out dynamically:
-    on a busy machine a thread that starts late, or loses its core, leaves
-    its share to the others instead of holding everyone up.
+    a thread that starts late, or loses its core, leaves its share to the
+    others.  OpenMP still ends the parallel region with a barrier, though, and
+    on a machine whose cores are busy with other work a thread can be kept off
+    its core for a scheduler tick (milliseconds), many times the call itself.
+    So each call notes when its pieces ended and when the team finished: a
+    team that waited more than LATE_S for a straggler means the machine is
+    busy, and the calls of the next SOLO_S seconds run on one thread.
     """
+    global _solo_until, _late_events
     cdef int nt = pl.nthreads
+    cdef int t
     cdef Py_ssize_t c, npieces
     cdef Py_ssize_t bytes = pl.total * pl.isz
+    cdef double start, finish, last_end = 0.0
+    cdef double ends[MAX_THREADS]
     if bytes < PAR_BYTES:
         nt = 1
     if nt > nunits:
         nt = <int>nunits
+    if nt > MAX_THREADS:
+        nt = MAX_THREADS
+    if nt > 1 and _solo_until != 0.0:
+        if fb_now() < _solo_until:
+            nt = 1
+        else:
+            _solo_until = 0.0
     if nt <= 1:
         _work(pl, 0, nunits, pl.scratch)
         return
@@ -886,9 +961,38 @@ cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
         npieces = 4 * nt
     if npieces > nunits:
         npieces = nunits
+    for t in range(nt):
+        ends[t] = 0.0
+    start = fb_now()
     for c in prange(npieces, num_threads=nt, schedule="dynamic"):
         _work(pl, c * nunits // npieces, (c + 1) * nunits // npieces,
               pl.scratch + threadid() * SCRATCH if pl.scratch != NULL else NULL)
+        ends[threadid()] = fb_now()
+    finish = fb_now()
+    for t in range(nt):
+        if ends[t] > last_end:
+            last_end = ends[t]
+    # the barrier waited for a thread that had nothing left to do, or a thread
+    # started so late that it finished long after the others
+    if finish - last_end > LATE_S or (ends[0] != 0.0 and last_end - ends[0] > LATE_S):
+        _solo_until = finish + SOLO_S
+        _late_events += 1
+
+
+def _set_contention_limits(late_s, solo_s):
+    """Set LATE_S and SOLO_S; return the old pair (tests use a negative LATE_S to force it)."""
+    global LATE_S, SOLO_S, _solo_until
+    old = (LATE_S, SOLO_S)
+    LATE_S = float(late_s)
+    SOLO_S = float(solo_s)
+    _solo_until = 0.0
+    return old
+
+
+def _contention_info():
+    """(calls that found a thread late so far, seconds of one-thread mode left): for tests."""
+    cdef double left = _solo_until - fb_now() if _solo_until != 0.0 else 0.0
+    return _late_events, max(0.0, left)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:

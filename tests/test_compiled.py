@@ -418,3 +418,23 @@ def test_pool_after_fork():
     finally:
         stop.set()
         worker.join()
+
+
+@pytest.mark.compiled
+def test_late_threads_switch_to_one_thread_for_a_while():
+    """A team that waited for a late thread makes the next calls run on one thread."""
+    if C.get_num_threads() < 2 or not C._HAVE_OPENMP:
+        pytest.skip("needs OpenMP and two threads")
+    a = np.arange(1 << 21, dtype=np.int32)
+    b = a[::-1].copy()
+    old = C._set_contention_limits(-1.0, 30.0)  # every team counts as late; stay solo 30 s
+    try:
+        events, left = C._contention_info()
+        np.testing.assert_array_equal(C.bitwise_and(a, b), a & b)  # parallel, then "late"
+        after, left = C._contention_info()
+        assert after == events + 1 and left > 20
+        np.testing.assert_array_equal(C.bitwise_and(a, b), a & b)  # solo: no team, no event
+        assert C._contention_info()[0] == after
+    finally:
+        C._set_contention_limits(*old)
+    assert C._contention_info()[1] == 0.0
