@@ -19,6 +19,7 @@ threshold.
 cimport cython
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cython.parallel cimport prange, threadid
@@ -1244,6 +1245,20 @@ cdef bint _self_overlaps(cnp.ndarray out) noexcept:
     return False
 
 
+cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize_t isz) noexcept nogil:
+    """Bytes of an array of ``shape`` and itemsize ``isz``, or -1 when that overflows."""
+    cdef int d
+    cdef Py_ssize_t total = isz
+    for d in range(nd):
+        if shape[d] == 0:
+            return 0
+    for d in range(nd):
+        if total > PY_SSIZE_T_MAX // shape[d]:
+            return -1
+        total *= shape[d]
+    return total
+
+
 cdef object _and_core(int code, object A, object B, char* pa, int nda, cnp.npy_intp* da,
                       cnp.npy_intp* sa, char* pb, int ndb, cnp.npy_intp* db, cnp.npy_intp* sb,
                       object out):
@@ -1280,7 +1295,10 @@ cdef object _and_core(int code, object A, object B, char* pa, int nda, cnp.npy_i
         pl.n[d] = shape[d]
         pl.s[1][d] = sa[ia] if (ia >= 0 and na != 1) else 0
         pl.s[2][d] = sb[ib] if (ib >= 0 and nb != 1) else 0
-        total *= shape[d]
+    total = _nbytes_or_minus_one(nd, shape, isz)
+    if total < 0:
+        return None  # more bytes than an array can hold: spec.allocate raises on the slow path
+    total //= isz
     if out is None:
         O = _alloc(nd, shape, code, total * isz, True)
     else:

@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 
 "$python" -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --upgrade pip
-"$work/venv/bin/pip" install -q "setuptools>=64" "Cython>=3.0.10" numpy ml_dtypes pytest hypothesis
+"$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.0.10" numpy ml_dtypes pytest hypothesis
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="$sanitizers" LDFLAGS="$sanitizers" FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUIRE_EXTENSIONS=1 \

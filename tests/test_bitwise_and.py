@@ -290,3 +290,11 @@ def test_out_is_keyword_only_and_inputs_positional_only(ops):
 def test_ragged_input(ops):
     with pytest.raises(fastbits.ArgumentTypeError, match="input 'A' cannot be read as an array"):
         ops.bitwise_and([[1], [1, 2]], np.zeros(2, np.int64))
+
+
+def test_huge_but_empty_broadcast(ops):
+    # sizes whose product overflows, times a zero-size axis: an empty result, not an error
+    huge = np.broadcast_to(np.zeros(1, np.int8), (2**40, 1, 1))
+    empty = np.zeros((1, 2**22, 0), np.int8)
+    result = ops.bitwise_and(huge, empty)
+    assert result.shape == (2**40, 2**22, 0) and result.dtype == np.int8
