@@ -24,8 +24,18 @@ CFLAGS="$sanitizers" LDFLAGS="$sanitizers" FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUI
 # CPython itself keeps memory until exit; tests/test_reliability.py covers leaks.
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 # allocator_may_return_null: the AllocationError tests ask for 1 TiB and expect a clean refusal.
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1:allocator_may_return_null=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Reports also go to files: pytest captures the test's stderr, and a report that aborts the
+# process would be lost with it.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1:allocator_may_return_null=1:log_path=$work/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$work/ubsan"
+reports() {
+    if ls "$work"/asan.* "$work"/ubsan.* >/dev/null 2>&1; then
+        echo "sanitize: sanitizer reports:" >&2
+        cat "$work"/asan.* "$work"/ubsan.* >&2 2>/dev/null || true
+        return 1
+    fi
+}
+trap 'reports; rm -rf "$work"' EXIT
 export PYTHONMALLOC=malloc  # let ASan see every Python allocation too
 
 cd "$work"
@@ -34,4 +44,5 @@ cd "$work"
 # leak test (ASan's allocator keeps freed memory in quarantine, so RSS grows by design).
 "$work/venv/bin/pytest" -q -p no:cacheprovider "$repo/tests" -k "not gil_is_released and not no_leaks" "$@"
 "$work/venv/bin/python" "$repo/fuzz/fuzz_ops.py" --seconds "${FUZZ_SECONDS:-60}"
+reports
 echo "sanitize: no AddressSanitizer or UndefinedBehaviorSanitizer report"
