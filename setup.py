@@ -7,16 +7,13 @@ Environment variables read at build time:
   fastbits falls back to the pure path with a warning.
 * ``FASTBITS_DEBUG_BUILD=1``: ``-O0 -g3``, Cython bounds and wraparound
   checks on, for debuggers and sanitizers (add ``CFLAGS=-fsanitize=...``).
-* ``FASTBITS_NO_OPENMP=1``: build single-threaded even where OpenMP works.
+* ``FASTBITS_NO_THREADS=1``: build single-threaded kernels (no thread team).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import sysconfig
-import tempfile
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -29,34 +26,10 @@ def _flag(name: str) -> bool:
 NO_EXTENSIONS = _flag("FASTBITS_NO_EXTENSIONS")
 REQUIRE_EXTENSIONS = _flag("FASTBITS_REQUIRE_EXTENSIONS")
 DEBUG_BUILD = _flag("FASTBITS_DEBUG_BUILD")
-NO_OPENMP = _flag("FASTBITS_NO_OPENMP")
+NO_THREADS = _flag("FASTBITS_NO_THREADS")
 
 if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
     sys.exit("FASTBITS_NO_EXTENSIONS and FASTBITS_REQUIRE_EXTENSIONS contradict each other")
-
-
-def _compiler_accepts(flags: list[str]) -> bool:
-    """Probe whether the C compiler compiles and links a tiny OpenMP program with ``flags``."""
-    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    source = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "probe.c")
-        with open(path, "w") as handle:
-            handle.write(source)
-        command = cc.split() + [path, *flags, "-o", os.path.join(tmp, "probe")]
-        try:
-            return subprocess.run(command, capture_output=True, check=False).returncode == 0
-        except OSError:
-            return False
-
-
-def _openmp_flags() -> list[str]:
-    if NO_OPENMP or sys.platform == "win32":
-        return []
-    for flags in (["-fopenmp"], ["-Xpreprocessor", "-fopenmp", "-lomp"]):
-        if _compiler_accepts(flags):
-            return flags
-    return []
 
 
 def _extensions() -> list[Extension]:
@@ -66,7 +39,7 @@ def _extensions() -> list[Extension]:
     import numpy
     from Cython.Build import cythonize
 
-    openmp = _openmp_flags()
+    threads = [] if NO_THREADS or sys.platform == "win32" else ["-pthread"]
     if DEBUG_BUILD:
         compile_args = ["-O0", "-g3"]
     else:
@@ -75,7 +48,7 @@ def _extensions() -> list[Extension]:
         "fastbits._ops_c",
         ["fastbits/_ops_c.pyx"],
         include_dirs=[numpy.get_include()],
-        define_macros=[
+        define_macros=[("FB_NO_THREADS", "1")] * NO_THREADS + [
             ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
             # The oldest numpy C API the module may run against: the memory-handler API
             # (PyDataMem_SetHandler) is 1.22's; fastbits requires numpy >= 1.24 anyway.
@@ -83,13 +56,13 @@ def _extensions() -> list[Extension]:
         ],
         # An undeclared function (a numpy API hidden by the target version) must fail the
         # build, not produce a module that cannot be imported.
-        extra_compile_args=compile_args + openmp + ["-Werror=implicit-function-declaration"],
-        extra_link_args=openmp,
+        extra_compile_args=compile_args + threads + ["-Werror=implicit-function-declaration"],
+        extra_link_args=threads,
     )
     print(
         "fastbits: building the Cython kernels"
         f" ({'debug' if DEBUG_BUILD else 'release'},"
-        f" OpenMP {'on' if openmp else 'off'})"
+        f" threads {'off' if NO_THREADS else 'on'})"
     )
     return cythonize(
         [extension],
@@ -100,7 +73,6 @@ def _extensions() -> list[Extension]:
             "initializedcheck": DEBUG_BUILD,
             "embedsignature": True,
         },
-        compile_time_env={"FASTBITS_OPENMP": bool(openmp)},
     )
 
 

@@ -215,7 +215,7 @@ def main(argv=None) -> int:
         print(f"  measured {label}", file=sys.stderr)
 
     print(
-        f"fastbits compiled, threads={fb.get_num_threads()} (OpenMP {'on' if fb._HAVE_OPENMP else 'off'}); "
+        f"fastbits compiled, threads={fb.get_num_threads()} (thread team {'on' if fb._HAVE_THREADS else 'off'}); "
         f"numpy {np.__version__}; onnxruntime {ort.__version__ if ort else 'not installed'} "
         f"(plain run, threads={args.ort_threads or 'default'}, spinning {'on' if SPIN else 'off'}); {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; median of {args.repeat}, interleaved"

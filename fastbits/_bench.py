@@ -942,7 +942,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
-    threads = fastbits.get_num_threads()    # what the kernels will use (1 without OpenMP)
+    threads = fastbits.get_num_threads()    # what the kernels will use (1 when built without threads)
     progress = _Progress(len(chosen) + 2)
     progress.show(0, "loading onnx and onnxruntime")
     impls = implementations(threads)

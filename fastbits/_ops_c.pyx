@@ -12,7 +12,7 @@ message is written twice.  Kernels only run after every check passed.
 
 Kernels work on bits: BitwiseAnd runs on the unsigned integer of the
 operands' width (fused type over uint8/16/32/64), on raw pointers with byte
-strides, without the GIL, split across OpenMP threads above a size
+strides, without the GIL, split across a small thread team above a size
 threshold.
 """
 
@@ -22,7 +22,6 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
-from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -49,10 +48,164 @@ cdef extern from *:
     #if defined(__linux__)
     #include <sys/mman.h>
     #endif
-    #ifdef _OPENMP
-    #define FB_OPENMP 1
+
+    /* ---- The thread team: fastbits' own, small and fork-safe ----
+       A parallel call is cut into pieces that threads claim with an atomic counter.
+       The calling thread starts on the pieces at once and never waits for a helper
+       that has not started yet: a helper joins only while the call is open, and the
+       caller waits only for the helpers that joined (each finishing the piece in its
+       hands).  So a helper that is slow to wake, or kept off its core by other work
+       on a busy machine, costs nothing, where a fork-join barrier (OpenMP's) would
+       wait for it for a whole scheduler tick.  One call uses the team at a time;
+       a concurrent call from another Python thread runs on its own thread.  After
+       fork() the child starts with no helpers and makes new ones when it needs them. */
+    #if (defined(__unix__) || defined(__APPLE__)) && !defined(FB_NO_THREADS)
+    #define FB_THREADS 1
+    #include <pthread.h>
+    #include <signal.h>
     #else
-    #define FB_OPENMP 0
+    #define FB_THREADS 0
+    #endif
+    #define FB_MAX_HELPERS 255
+
+    typedef void (*fb_piece_fn)(void *ctx, Py_ssize_t piece, int slot);
+
+    #if FB_THREADS
+    typedef struct {
+        pthread_mutex_t mu;
+        pthread_cond_t wake;        /* helpers wait here for a call */
+        pthread_cond_t idle;        /* the caller waits here for joined helpers to leave */
+        int started;                /* helper threads running */
+        int busy;                   /* a call is using the team */
+        int open;                   /* the call still takes helpers */
+        int allowed;                /* helpers 1..allowed may join it */
+        int joined;                 /* helpers inside it */
+        unsigned long gen;          /* call number */
+        fb_piece_fn fn;
+        void *ctx;
+        Py_ssize_t npieces;
+        Py_ssize_t next;            /* next unclaimed piece (atomic) */
+        Py_ssize_t helper_pieces;   /* pieces run by helpers so far (statistics) */
+    } fb_team_t;
+    static fb_team_t fb_team = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+    static void *fb_helper(void *arg) {
+        int slot = (int)(intptr_t)arg;
+        unsigned long seen;
+        fb_piece_fn fn;
+        void *ctx;
+        Py_ssize_t n, p, done;
+        pthread_mutex_lock(&fb_team.mu);
+        seen = fb_team.gen;
+        for (;;) {
+            while (fb_team.gen == seen) pthread_cond_wait(&fb_team.wake, &fb_team.mu);
+            seen = fb_team.gen;
+            if (!fb_team.open || slot > fb_team.allowed) continue;
+            fb_team.joined++;
+            fn = fb_team.fn;
+            ctx = fb_team.ctx;
+            n = fb_team.npieces;
+            pthread_mutex_unlock(&fb_team.mu);
+            done = 0;
+            for (;;) {
+                p = __atomic_fetch_add(&fb_team.next, 1, __ATOMIC_RELAXED);
+                if (p >= n) break;
+                fn(ctx, p, slot);
+                done++;
+            }
+            pthread_mutex_lock(&fb_team.mu);
+            fb_team.helper_pieces += done;
+            if (--fb_team.joined == 0 && !fb_team.open) pthread_cond_signal(&fb_team.idle);
+        }
+        return NULL;
+    }
+
+    /* Start helpers up to ``want`` (called with mu held); returns how many run. */
+    static int fb_team_grow(int want) {
+        pthread_attr_t attr;
+        sigset_t all, old;
+        pthread_t thread;
+        if (want > FB_MAX_HELPERS) want = FB_MAX_HELPERS;
+        if (fb_team.started >= want) return fb_team.started;
+        if (pthread_attr_init(&attr) != 0) return fb_team.started;
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 1 << 20);
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);   /* helpers take no signals */
+        while (fb_team.started < want) {
+            if (pthread_create(&thread, &attr, fb_helper, (void *)(intptr_t)(fb_team.started + 1)) != 0) break;
+            fb_team.started++;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        return fb_team.started;
+    }
+
+    /* Run pieces [0, npieces) of fn on the calling thread (slot 0) and up to
+       ``helpers`` helpers (slots 1..helpers); return when every piece is done. */
+    static void fb_team_run(fb_piece_fn fn, void *ctx, Py_ssize_t npieces, int helpers) {
+        Py_ssize_t p;
+        if (helpers > 0) {
+            pthread_mutex_lock(&fb_team.mu);
+            if (!fb_team.busy && fb_team_grow(helpers) > 0) {
+                fb_team.busy = 1;
+                fb_team.open = 1;
+                fb_team.allowed = helpers;
+                fb_team.joined = 0;
+                fb_team.fn = fn;
+                fb_team.ctx = ctx;
+                fb_team.npieces = npieces;
+                __atomic_store_n(&fb_team.next, 0, __ATOMIC_RELAXED);
+                fb_team.gen++;
+                pthread_cond_broadcast(&fb_team.wake);
+                pthread_mutex_unlock(&fb_team.mu);
+                for (;;) {
+                    p = __atomic_fetch_add(&fb_team.next, 1, __ATOMIC_RELAXED);
+                    if (p >= npieces) break;
+                    fn(ctx, p, 0);
+                }
+                pthread_mutex_lock(&fb_team.mu);
+                fb_team.open = 0;
+                while (fb_team.joined > 0) pthread_cond_wait(&fb_team.idle, &fb_team.mu);
+                fb_team.busy = 0;
+                fb_team.fn = NULL;
+                fb_team.ctx = NULL;
+                pthread_mutex_unlock(&fb_team.mu);
+                return;
+            }
+            pthread_mutex_unlock(&fb_team.mu);
+        }
+        for (p = 0; p < npieces; p++) fn(ctx, p, 0);
+    }
+
+    /* In a child made by fork() no helper exists and the mutex may be held by a
+       thread that does not exist there: start afresh. */
+    static void fb_team_after_fork_child(void) {
+        pthread_mutex_init(&fb_team.mu, NULL);
+        pthread_cond_init(&fb_team.wake, NULL);
+        pthread_cond_init(&fb_team.idle, NULL);
+        fb_team.started = 0;
+        fb_team.busy = 0;
+        fb_team.open = 0;
+        fb_team.joined = 0;
+        fb_team.fn = NULL;
+        fb_team.ctx = NULL;
+    }
+    static int fb_team_init(void) { return pthread_atfork(NULL, NULL, fb_team_after_fork_child); }
+    static void fb_team_info(int *started, Py_ssize_t *helper_pieces) {
+        pthread_mutex_lock(&fb_team.mu);
+        *started = fb_team.started;
+        *helper_pieces = fb_team.helper_pieces;
+        pthread_mutex_unlock(&fb_team.mu);
+    }
+    #else
+    static void fb_team_run(fb_piece_fn fn, void *ctx, Py_ssize_t npieces, int helpers) {
+        Py_ssize_t p;
+        (void)helpers;
+        for (p = 0; p < npieces; p++) fn(ctx, p, 0);
+    }
+    static int fb_team_init(void) { return 0; }
+    static void fb_team_info(int *started, Py_ssize_t *helper_pieces) { *started = 0; *helper_pieces = 0; }
     #endif
 
     /* ---- Runtime CPU dispatch for the hot contiguous loops ----
@@ -86,18 +239,6 @@ cdef extern from *:
     FB_AND_SCALAR(uint16_t)
     FB_AND_SCALAR(uint32_t)
     FB_AND_SCALAR(uint64_t)
-
-    /* ---- a monotonic clock, for noticing threads that start late ---- */
-    #include <time.h>
-    static double fb_now(void) {
-    #if defined(CLOCK_MONOTONIC)
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-    #else
-        return (double)clock() / CLOCKS_PER_SEC;
-    #endif
-    }
 
     /* ---- byte-order helpers (compilers turn these into bswap) ---- */
     static inline uint16_t fb_bswap16(uint16_t x) { return (uint16_t)((x >> 8) | (x << 8)); }
@@ -361,9 +502,12 @@ cdef extern from *:
         return PyCapsule_New((void *)&fb_handler, "mem_handler", NULL);
     }
     """
-    const int FB_OPENMP
+    const int FB_THREADS
+    ctypedef void (*fb_piece_fn)(void* ctx, Py_ssize_t piece, int slot) noexcept nogil
+    void fb_team_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
+    int fb_team_init()
+    void fb_team_info(int* started, Py_ssize_t* helper_pieces)
     uint16_t fb_bswap16(uint16_t) nogil
-    double fb_now() noexcept nogil
     void fb_and_bytes(char*, const char*, const char*, Py_ssize_t) noexcept nogil
     void fb_and_inplace(char*, const char*, Py_ssize_t) noexcept nogil
     void fb_and_scalar_uint8_t(uint8_t*, const uint8_t*, uint8_t, Py_ssize_t) noexcept nogil
@@ -516,49 +660,30 @@ def _set_parallel_threshold(nbytes):
     return old
 
 
-#: True when the kernels were compiled with OpenMP.
-_HAVE_OPENMP = bool(FB_OPENMP)
+#: True when the kernels can use threads (POSIX threads; not with FASTBITS_NO_THREADS).
+_HAVE_THREADS = bool(FB_THREADS)
+if fb_team_init() != 0:
+    raise ImportError("fastbits._ops_c: could not register the thread team's fork handler")
 
 
 def get_num_threads():
-    """Threads the kernels use for large arrays (1 when built without OpenMP)."""
-    return _nthreads if FB_OPENMP else 1
+    """Threads the kernels use for large arrays (1 when built without threads)."""
+    return _nthreads if FB_THREADS else 1
 
 
 def set_num_threads(n):
     """Set the threads the kernels use above the size threshold (a positive int).
 
-    Built without OpenMP, the value is accepted and the kernels stay on one thread.
-    In a child made by ``fork()`` the kernels stay on one thread too (see ``_after_fork_child``).
+    Built without threads, the value is accepted and the kernels stay on one thread.
     """
     global _nthreads
-    n = spec.check_num_threads(n)
-    if _forked_child and n > 1 and FB_OPENMP:
-        warnings.warn(
-            "fastbits: this process was forked; GNU OpenMP cannot start threads after fork(), "
-            "so the kernels stay on one thread (use the 'spawn' or 'forkserver' start method "
-            "for multi-threaded workers)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        n = 1
-    _nthreads = n
-
-
-cdef bint _forked_child = False
+    _nthreads = spec.check_num_threads(n)
 
 
 def _after_fork_child():
-    """Run in the child after ``os.fork()``.
-
-    * The output pool's lock may be held by a thread that does not exist in the
-      child: replace it, so the child cannot deadlock on it.
-    * GNU OpenMP's thread pool does not survive fork(): a parallel region in the
-      child of a process that used one hangs. The child's kernels run on one thread.
-    """
-    global _nthreads, _forked_child
-    _forked_child = True
-    _nthreads = 1
+    """Run in the child after ``os.fork()``: the output pool's lock may be held by a
+    thread that does not exist in the child, so the child gets a new one.  (The
+    thread team resets itself in its own fork handler.)"""
     if fb_pool_after_fork_child() != 0:
         raise MemoryError("fastbits._ops_c: could not allocate the output-pool lock after fork")
 
@@ -916,84 +1041,58 @@ cdef void _work(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noe
 
 
 cdef enum:
-    MAX_THREADS = 256    # threads one call may use (set_num_threads may ask for more)
+    MAX_THREADS = 256    # threads one call may use (the team has at most 255 helpers)
 
-cdef double LATE_S = 1e-3      # a team that waits this long (s) for a thread: a core is busy
-cdef double SOLO_S = 0.2       # then calls run on one thread for this long (s)
-cdef double _solo_until = 0.0  # fb_now() before which calls run on one thread
-cdef Py_ssize_t _late_events = 0
+
+cdef struct DriveCtx:
+    Plan* pl
+    Py_ssize_t nunits
+    Py_ssize_t npieces
+
+
+cdef void _piece(void* ctx, Py_ssize_t c, int slot) noexcept nogil:
+    """Run piece ``c`` of a parallel call on the thread of team slot ``slot``."""
+    cdef DriveCtx* d = <DriveCtx*>ctx
+    cdef Plan* pl = d.pl
+    _work(pl, c * d.nunits // d.npieces, (c + 1) * d.nunits // d.npieces,
+          pl.scratch + slot * SCRATCH if pl.scratch != NULL else NULL)
 
 
 cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
-    """Split the units of ``pl`` across threads when the work is large enough.
+    """Split the units of ``pl`` across the thread team when the work is large enough.
 
-    The work is cut into pieces of about PIECE_BYTES handed out dynamically:
-    a thread that starts late, or loses its core, leaves its share to the
-    others.  OpenMP still ends the parallel region with a barrier, though, and
-    on a machine whose cores are busy with other work a thread can be kept off
-    its core for a scheduler tick (milliseconds), many times the call itself.
-    So each call notes when its pieces ended and when the team finished: a
-    team that waited more than LATE_S for a straggler means the machine is
-    busy, and the calls of the next SOLO_S seconds run on one thread.
+    The work is cut into pieces of about PIECE_BYTES that the calling thread
+    and the helpers claim one at a time; the caller never waits for a helper
+    that has not started (see the team's comment above).
     """
-    global _solo_until, _late_events
     cdef int nt = pl.nthreads
-    cdef int t
-    cdef Py_ssize_t c, npieces
+    cdef DriveCtx d
     cdef Py_ssize_t bytes = pl.total * pl.isz
-    cdef double start, finish, last_end = 0.0
-    cdef double ends[MAX_THREADS]
     if bytes < PAR_BYTES:
         nt = 1
     if nt > nunits:
         nt = <int>nunits
     if nt > MAX_THREADS:
         nt = MAX_THREADS
-    if nt > 1 and _solo_until != 0.0:
-        if fb_now() < _solo_until:
-            nt = 1
-        else:
-            _solo_until = 0.0
     if nt <= 1:
         _work(pl, 0, nunits, pl.scratch)
         return
-    npieces = bytes // PIECE_BYTES
-    if npieces < 4 * nt:
-        npieces = 4 * nt
-    if npieces > nunits:
-        npieces = nunits
-    for t in range(nt):
-        ends[t] = 0.0
-    start = fb_now()
-    for c in prange(npieces, num_threads=nt, schedule="dynamic"):
-        _work(pl, c * nunits // npieces, (c + 1) * nunits // npieces,
-              pl.scratch + threadid() * SCRATCH if pl.scratch != NULL else NULL)
-        ends[threadid()] = fb_now()
-    finish = fb_now()
-    for t in range(nt):
-        if ends[t] > last_end:
-            last_end = ends[t]
-    # the barrier waited for a thread that had nothing left to do, or a thread
-    # started so late that it finished long after the others
-    if finish - last_end > LATE_S or (ends[0] != 0.0 and last_end - ends[0] > LATE_S):
-        _solo_until = finish + SOLO_S
-        _late_events += 1
+    d.pl = pl
+    d.nunits = nunits
+    d.npieces = bytes // PIECE_BYTES
+    if d.npieces < 4 * nt:
+        d.npieces = 4 * nt
+    if d.npieces > nunits:
+        d.npieces = nunits
+    fb_team_run(_piece, &d, d.npieces, nt - 1)
 
 
-def _set_contention_limits(late_s, solo_s):
-    """Set LATE_S and SOLO_S; return the old pair (tests use a negative LATE_S to force it)."""
-    global LATE_S, SOLO_S, _solo_until
-    old = (LATE_S, SOLO_S)
-    LATE_S = float(late_s)
-    SOLO_S = float(solo_s)
-    _solo_until = 0.0
-    return old
-
-
-def _contention_info():
-    """(calls that found a thread late so far, seconds of one-thread mode left): for tests."""
-    cdef double left = _solo_until - fb_now() if _solo_until != 0.0 else 0.0
-    return _late_events, max(0.0, left)
+def _team_info():
+    """(helper threads started, pieces run by helpers so far): for tests."""
+    cdef int started = 0
+    cdef Py_ssize_t pieces = 0
+    fb_team_info(&started, &pieces)
+    return started, pieces
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -1088,7 +1187,7 @@ cdef int _plan_and_run(Plan* pl) except -1:
     cdef char* tile = NULL
     cdef char* scratch = NULL
     cdef int nt
-    pl.nthreads = _nthreads if FB_OPENMP and _nthreads > 1 else 1
+    pl.nthreads = min(_nthreads, <int>MAX_THREADS) if FB_THREADS and _nthreads > 1 else 1
     _coalesce(pl, True)
     nd = pl.nd
     total = 1
