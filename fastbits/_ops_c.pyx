@@ -214,7 +214,7 @@ cdef extern from *:
        the baseline, and picks one when the module is loaded (an ifunc). */
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
         && !defined(FB_NO_CLONES)
-    #define FB_CLONES __attribute__((target_clones("avx2", "default")))
+    #define FB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
     #else
     #define FB_CLONES
     #endif
@@ -624,7 +624,11 @@ _build_tables()
 # Threads
 
 cdef int _nthreads = 1
-cdef Py_ssize_t PAR_BYTES = 1 << 18     # below this much output, no thread start-up
+cdef Py_ssize_t PAR_BYTES = 1 << 23     # below this much output, streaming loops run on one thread
+# Waking a helper costs tens of microseconds and a memory-bound loop gains little from a
+# second core below several MiB (measured: 1 MiB of int8 AND ran slower on two threads than
+# on one); transposes and gathered short rows do more work per byte and gain from 512 KiB.
+cdef Py_ssize_t FAST_BYTES = 1 << 18    # same-shape contiguous calls below this: straight loop
 cdef Py_ssize_t PIECE_BYTES = 1 << 18   # output bytes per piece of parallel work
 
 
@@ -653,7 +657,8 @@ def _threads_from_env():
 _nthreads = _threads_from_env()
 
 def _set_parallel_threshold(nbytes):
-    """Set the output size from which threads start; return the old one (tests use 0)."""
+    """Set the output size from which streaming loops use threads (transposes and gathers:
+    a 16th of it); return the old one (tests use 0 to run threads on small arrays)."""
     global PAR_BYTES
     old = PAR_BYTES
     PAR_BYTES = max(0, int(nbytes))
@@ -694,7 +699,9 @@ os.register_at_fork(after_in_child=_after_fork_child)
 # ---------------------------------------------------------------------------
 # Output allocation
 
-cdef Py_ssize_t POOL_MIN = 1 << 20      # fresh results at least this large use the pool
+cdef Py_ssize_t POOL_MIN = 1 << 25      # fresh results at least this large use the pool
+# (below 32 MiB glibc's malloc already reuses freed memory, whose pages are mapped and often
+# still in cache; the pool measured slower there: 4 MiB of int32 took 330 us against 190)
 
 
 cdef object _alloc(int nd, cnp.npy_intp* dims, int code, Py_ssize_t nbytes, bint is_and):
@@ -1068,7 +1075,8 @@ cdef void _drive(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     cdef int nt = pl.nthreads
     cdef DriveCtx d
     cdef Py_ssize_t bytes = pl.total * pl.isz
-    if bytes < PAR_BYTES:
+    if bytes < (PAR_BYTES if pl.kind == K_1D or pl.kind == K_ROWS or pl.kind == K_TILE
+                else PAR_BYTES // 16):
         nt = 1
     if nt > nunits:
         nt = <int>nunits
@@ -1493,7 +1501,7 @@ def bitwise_and(a, b, /, *, out=None):
                             and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
                             and _same_dims(A, B)):
                         n = cnp.PyArray_SIZE(A)
-                        if n * ISZ[ca] < PAR_BYTES:
+                        if n * ISZ[ca] < FAST_BYTES:
                             O = _alloc(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, n * ISZ[ca], True)
                             _and_row(ISZ[ca], <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A),
                                      <char*>cnp.PyArray_DATA(B), n, ISZ[ca], ISZ[ca], ISZ[ca])

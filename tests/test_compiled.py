@@ -102,7 +102,15 @@ def test_large_results_same_for_thread_counts(n, threads):
 # fresh outputs and the pool
 
 
-def test_fresh_results_never_share_memory():
+@pytest.fixture
+def small_pool():
+    """The output pool for results from 1 MiB (its default starts at 32 MiB)."""
+    old = C._set_pool_threshold(1 << 20)
+    yield
+    C._set_pool_threshold(old)
+
+
+def test_fresh_results_never_share_memory(small_pool):
     a = np.arange(1 << 20, dtype=np.int32)
     b = np.full(1 << 20, 0x0F0F, dtype=np.int32)
     live = [C.bitwise_and(a, b) for _ in range(6)]
@@ -392,7 +400,7 @@ def test_bitcast_numpy_bool_copy_and_lists():
 
 @pytest.mark.compiled
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_pool_after_fork():
+def test_pool_after_fork(small_pool):
     """A child forked while another thread uses the output pool and the thread team
     computes right, with threads of its own, without deadlocking on either's lock."""
     import threading
