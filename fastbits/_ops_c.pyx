@@ -789,7 +789,15 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
     cdef const uint_t* b = <const uint_t*>pb
     cdef uint_t v
     cdef char* po
+    cdef const char* pt
+    cdef Py_ssize_t st
     if so == w:
+        if sb == w and sa != w:
+            # AND commutes: make a the contiguous operand, so each layout has one branch
+            pt = pa; pa = pb; pb = pt
+            st = sa; sa = sb; sb = st
+            a = <const uint_t*>pa
+            b = <const uint_t*>pb
         if sa == w:
             if sb == w:
                 if <const uint_t*>o == a:
@@ -814,30 +822,15 @@ cdef inline void _and_1d(uint_t* o, const char* pa, const char* pb, Py_ssize_t n
                 for i in range(n):
                     o[i] = a[i] & b[2 * i]
                 return
-        elif sa == 0:
-            if sb == w:
-                v = a[0]
-                if stream and n >= 64 and <const uint_t*>o != b:
-                    for i in range(16 // w):
-                        pat[i] = v
-                    if fb_and_stream(<char*>o, pb, <char*>pat, n * w, 1):
-                        return
-                _and_scalar(o, b, v, n)
-                return
-            if sb == 0:
-                v = a[0] & b[0]
-                for i in range(n):
-                    o[i] = v
-                return
-        elif sa == 2 * w:
-            if sb == w:
-                for i in range(n):
-                    o[i] = a[2 * i] & b[i]
-                return
-            if sb == 2 * w:
-                for i in range(n):
-                    o[i] = a[2 * i] & b[2 * i]
-                return
+        elif sa == 0 and sb == 0:
+            v = a[0] & b[0]
+            for i in range(n):
+                o[i] = v
+            return
+        elif sa == 2 * w and sb == 2 * w:
+            for i in range(n):
+                o[i] = a[2 * i] & b[2 * i]
+            return
         for i in range(n):
             o[i] = (<const uint_t*>(pa + i * sa))[0] & (<const uint_t*>(pb + i * sb))[0]
         return
