@@ -1,9 +1,12 @@
 """Benchmark of the compiled kernels against numpy and onnxruntime.
 
 Times fastbits' compiled module (``fastbits._ops_c``), numpy and, when it is
-installed, onnxruntime, interleaved in one process: every repetition runs
-each implementation once, in an order that rotates from one repetition to
-the next, so that drift in the machine's load hits all of them alike.
+installed, onnxruntime, interleaved in one process by the suite's
+``fastbits._bench.time_interleaved``: every repetition takes one sample of
+each implementation, in a fresh random order, so that drift in the machine's
+load hits all of them alike.  Unlike the suite's default, no untimed call
+precedes a sample: each implementation pays for following another one, as a
+kernel in a model does.
 Prints the median of each and the ratios numpy / fastbits and
 onnxruntime / fastbits as a markdown table, one row per case of issue 3's
 performance bar plus the BitCast rows.
@@ -28,13 +31,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 
 from fastbits import _ops_c as fb
+from fastbits._bench import Mode, _fmt_time as fmt, time_interleaved
 
 try:
     import onnx
@@ -73,39 +75,12 @@ def ort_session(dtype: np.dtype, threads: int | None):
     return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
-def timed(fn, inner: int) -> float:
-    start = time.perf_counter()
-    for _ in range(inner):
-        fn()
-    return (time.perf_counter() - start) / inner
-
-
-def inner_count(fn) -> int:
-    """Calls per timing so that one timing lasts at least about 0.2 ms."""
-    fn()
-    once = timed(fn, 1)
-    return max(1, min(20000, int(2e-4 / max(once, 1e-9))))
-
-
 def measure(impls: dict, repeat: int) -> dict:
-    counts = {name: inner_count(fn) for name, fn in impls.items()}
-    samples: dict[str, list[float]] = {name: [] for name in impls}
-    names = list(impls)
-    for r in range(repeat):
-        order = names[r % len(names) :] + names[: r % len(names)]
-        for name in order:
-            samples[name].append(timed(impls[name], counts[name]))
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
-def fmt(seconds: float | None) -> str:
-    if seconds is None:
-        return "n/a"
-    if seconds < 1e-6:
-        return f"{seconds * 1e9:.0f} ns"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.1f} µs"
-    return f"{seconds * 1e3:.2f} ms"
+    """Median seconds per call of each implementation, ``repeat`` interleaved samples each."""
+    mode = Mode("kernels", target=2e-4, min_reps=repeat, max_reps=repeat, budget=0.0,
+                ceiling_elems=0, ceiling_reps=0)
+    stats = time_interleaved(impls, mode, warm_below=0.0)
+    return {name: values["median_s"] for name, values in stats.items()}
 
 
 def cases(quick: bool):
@@ -227,7 +202,7 @@ def main(argv=None) -> int:
         o = m.get("onnxruntime")
         ratio_ort = f"{o / m['fastbits']:.2f}" if o else "n/a"
         print(
-            f"| {label} | {fmt(m['numpy'])} | {fmt(m['fastbits'])} | {fmt(o)} | "
+            f"| {label} | {fmt(m['numpy'])} | {fmt(m['fastbits'])} | {fmt(o) if o else 'n/a'} | "
             f"{m['numpy'] / m['fastbits']:.2f} | {ratio_ort} | {bar} |"
         )
     hits, misses, idle = fb._pool_info()

@@ -494,7 +494,8 @@ WARM_CALL_BELOW = 0.01
 
 
 def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
-                     rng: np.random.Generator | None = None) -> dict[str, dict[str, Any]]:
+                     rng: np.random.Generator | None = None,
+                     warm_below: float = WARM_CALL_BELOW) -> dict[str, dict[str, Any]]:
     """Median and spread of the time per call of each function.
 
     Every repetition takes one sample of each function, in a fresh random order
@@ -502,7 +503,8 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
     after a call slow down whatever runs next). A function faster than
     :data:`WARM_CALL_BELOW` is called once, untimed, before each of its samples,
     so that its own thread pool is awake and its data in cache whatever ran
-    before it: the figures are the speed of back-to-back calls.
+    before it: the figures are the speed of back-to-back calls. ``warm_below=0``
+    leaves that call out: each sample then follows whatever ran before it.
     """
     names = list(fns)
     rng = rng or np.random.default_rng(0)
@@ -523,7 +525,7 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
             batch[name] = 1
         per_call[name] = one
         per_sample[name] = one * batch[name]
-    round_time = sum(per_sample[n] + (per_call[n] if per_call[n] < WARM_CALL_BELOW else 0) for n in names) or 1e-9
+    round_time = sum(per_sample[n] + (per_call[n] if per_call[n] < warm_below else 0) for n in names) or 1e-9
     reps = int(min(mode.max_reps, max(mode.min_reps, mode.budget // round_time)))
     samples: dict[str, list[float]] = {name: [] for name in names}
     gc_was_enabled = gc.isenabled()
@@ -534,7 +536,7 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
                 name = names[i]
                 fn, n = fns[name], batch[name]
                 _before(fn)
-                if per_call[name] < WARM_CALL_BELOW:
+                if per_call[name] < warm_below:
                     fn()    # untimed: thread pools awake and caches warm, whatever ran before
                 t0 = time.perf_counter()
                 for _ in range(n):
