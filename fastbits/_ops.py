@@ -1,7 +1,8 @@
 """The facade: picks the compiled implementation or the pure-Python one, once, at import.
 
 ``FASTBITS_PURE_PYTHON=1`` in the environment forces the pure path.
-:data:`BACKEND` says which path is active: ``"cython"`` or ``"python"``.
+:data:`BACKEND` says which path is active: ``"cython"`` or ``"python"``;
+:data:`FALLBACK_REASON` says why the pure path runs when nobody asked for it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import os
 from typing import TYPE_CHECKING
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
+#: None, or why the compiled kernels are not used although FASTBITS_PURE_PYTHON is unset:
+#: ``"not built: ..."`` (a source checkout, a pure install) or ``"failed to load: ..."``.
+FALLBACK_REASON: str | None = None
 
 if TYPE_CHECKING or PURE_PYTHON:
     from ._ops_py import bitcast, bitwise_and, get_num_threads, set_num_threads
@@ -21,6 +25,7 @@ else:
 
         BACKEND = "cython"
     except ImportError as exc:
+        FALLBACK_REASON = f"{'not built' if isinstance(exc, ModuleNotFoundError) else 'failed to load'}: {exc}"
         if not isinstance(exc, ModuleNotFoundError):
             # built, but it does not load (a numpy it was not built for, say): say so
             import warnings
