@@ -2,45 +2,26 @@
 
 from __future__ import annotations
 
-import itertools
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import fastbits
 from fastbits import spec
-from fastbits.spec import BITCAST_T1, BITCAST_T2, DataType
+from fastbits.spec import DataType
 
-T1 = sorted(BITCAST_T1)
-T2 = sorted(BITCAST_T2)
-PAIRS = list(itertools.product(T1, T2))
-ALLOWED = [(s, d) for s, d in PAIRS if spec.bit_width(s) == spec.bit_width(d)]
-
-
-def _bits_array(code, shape=(5, 7), seed=0, canonical=True):
-    """An array of type ``code`` with random bits (sub-byte types: only the low bits set)."""
-    dtype = spec.numpy_dtype(code)
-    raw = np.random.default_rng(seed).integers(0, 256, size=shape + (dtype.itemsize,), dtype=np.uint8)
-    bits = spec.bit_width(code)
-    if canonical and bits < 8:
-        raw &= (1 << bits) - 1
-    return raw.view(dtype).reshape(shape)
-
-
-def _raw(array):
-    return np.ascontiguousarray(array).view(np.uint8).tobytes()
+from support import ALL_PAIRS, SAME_WIDTH_PAIRS, T1_TYPES, T2_TYPES, bits, random_tensor
 
 
 def test_pair_counts():
-    assert len(PAIRS) == 625
+    assert len(ALL_PAIRS) == 625
     # 8-bit: 8 types, 16-bit: 4, 32-bit: 3, 64-bit: 4, 128: 1, 4-bit: 3, 2-bit: 2
-    assert len(ALLOWED) == 8 * 8 + 4 * 4 + 3 * 3 + 4 * 4 + 1 + 3 * 3 + 2 * 2
+    assert len(SAME_WIDTH_PAIRS) == 8 * 8 + 4 * 4 + 3 * 3 + 4 * 4 + 1 + 3 * 3 + 2 * 2
 
 
-@pytest.mark.parametrize("src, dst", PAIRS, ids=[f"{s.name}-{d.name}" for s, d in PAIRS])
+@pytest.mark.parametrize("src, dst", ALL_PAIRS, ids=[f"{s.name}-{d.name}" for s, d in ALL_PAIRS])
 def test_every_pair(ops, src, dst):
-    x = _bits_array(src)
+    x = random_tensor(src)
     if spec.bit_width(src) != spec.bit_width(dst):
         with pytest.raises(fastbits.BitWidthError) as info:
             ops.bitcast(x, int(dst))
@@ -53,9 +34,9 @@ def test_every_pair(ops, src, dst):
         y = ops.bitcast(x, int(dst), copy=copy)
         assert y.dtype == spec.numpy_dtype(dst)
         assert y.shape == x.shape
-        assert _raw(y) == _raw(x)  # the bits, unchanged
+        assert bits(y) == bits(x)  # the bits, unchanged
         back = ops.bitcast(y, src, copy=copy)
-        assert back.dtype == x.dtype and _raw(back) == _raw(x)
+        assert back.dtype == x.dtype and bits(back) == bits(x)
 
 
 def test_numeric_meaning_of_some_pairs(ops):
@@ -80,21 +61,21 @@ def test_complex_is_read_little_endian(ops):
     re_bits, im_bits = 0x3F800000, 0x40000000
     assert int(as_int[0]) == (im_bits << 32) | re_bits
     z128 = np.array([1.5 - 0.25j], np.complex128)
-    assert _raw(ops.bitcast(z128, "COMPLEX128")) == _raw(z128)
+    assert bits(ops.bitcast(z128, "COMPLEX128")) == bits(z128)
 
 
-@pytest.mark.parametrize("code", [c for c in T1 if spec.numpy_dtype(c).itemsize > 1 and spec.numpy_dtype(c).kind in "iufc"])
+@pytest.mark.parametrize("code", [c for c in T1_TYPES if spec.numpy_dtype(c).itemsize > 1 and spec.numpy_dtype(c).kind in "iufc"])
 def test_non_native_byte_order_is_read_by_value(ops, code):
-    native = _bits_array(code, seed=3)
+    native = random_tensor(code, seed=3)
     if native.dtype.kind in "fc":
         native = np.nan_to_num(native)  # values, not NaN payloads, survive astype
     big = native.astype(native.dtype.newbyteorder(">"))
-    for dst in [d for d in T2 if spec.bit_width(d) == spec.bit_width(code)]:
+    for dst in [d for d in T2_TYPES if spec.bit_width(d) == spec.bit_width(code)]:
         for copy in (False, True):
             y = ops.bitcast(big, dst, copy=copy)
             assert y.dtype.isnative
             assert y.flags.c_contiguous and not np.shares_memory(y, big)
-            assert _raw(y) == _raw(native)
+            assert bits(y) == bits(native)
 
 
 def test_bool_bytes_other_than_0_and_1_survive(ops):
@@ -102,11 +83,11 @@ def test_bool_bytes_other_than_0_and_1_survive(ops):
     for copy in (False, True):
         as_bool = ops.bitcast(raw, "BOOL", copy=copy)
         assert as_bool.dtype == np.bool_
-        assert _raw(as_bool) == raw.tobytes()
+        assert bits(as_bool) == raw.tobytes()
         back = ops.bitcast(as_bool, "uint8", copy=copy)
         np.testing.assert_array_equal(back, raw)
     strided = ops.bitcast(np.repeat(raw, 2)[::2], "bool", copy=True)
-    assert _raw(strided) == raw.tobytes()
+    assert bits(strided) == raw.tobytes()
 
 
 def test_view_shares_memory_and_copy_does_not(ops):
@@ -130,7 +111,7 @@ def test_view_of_non_contiguous_and_read_only(ops):
     assert view.strides == x.strides
     copied = ops.bitcast(x, "float16", copy=True)
     assert copied.flags.c_contiguous and copied.flags.writeable
-    assert _raw(copied) == _raw(x)
+    assert bits(copied) == bits(x)
 
 
 def test_view_keeps_sub_byte_bytes_and_copy_masks(ops):
@@ -148,11 +129,11 @@ def test_view_keeps_sub_byte_bytes_and_copy_masks(ops):
 
 
 def test_round_trip_property(ops):
-    for i, (src, dst) in enumerate(ALLOWED):
-        x = _bits_array(src, shape=(3, 4, 2), seed=i)[:, ::-1]
+    for i, (src, dst) in enumerate(SAME_WIDTH_PAIRS):
+        x = random_tensor(src, shape=(3, 4, 2), seed=i)[:, ::-1]
         there = ops.bitcast(x, dst)
-        assert _raw(ops.bitcast(there, src)) == _raw(x)
-        assert _raw(ops.bitcast(ops.bitcast(x, dst, copy=True), src, copy=True)) == _raw(x)
+        assert bits(ops.bitcast(there, src)) == bits(x)
+        assert bits(ops.bitcast(ops.bitcast(x, dst, copy=True), src, copy=True)) == bits(x)
 
 
 def test_nan_payloads_survive(ops):

@@ -7,18 +7,12 @@ import pytest
 
 import fastbits
 
-INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+from support import INT_DTYPES, random_ints
 
 
-def _random(shape, dtype, seed=0):
-    info = np.iinfo(dtype)
-    rng = np.random.default_rng(seed)
-    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
-
-
-@pytest.mark.parametrize("dtype", INT_TYPES)
+@pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_every_integer_type_full_range(ops, dtype):
-    a, b = _random((7, 33), dtype, 1), _random((7, 33), dtype, 2)
+    a, b = random_ints((7, 33), dtype, 1), random_ints((7, 33), dtype, 2)
     info = np.iinfo(dtype)
     a[0, :3] = [info.min, info.max, -1 if info.min else info.max]
     result = ops.bitwise_and(a, b)
@@ -45,7 +39,7 @@ def test_every_integer_type_full_range(ops, dtype):
     ],
 )
 def test_broadcasting(ops, shape_a, shape_b):
-    a, b = _random(shape_a, np.int32, 3), _random(shape_b, np.int32, 4)
+    a, b = random_ints(shape_a, np.int32, 3), random_ints(shape_b, np.int32, 4)
     for x, y in ((a, b), (b, a)):
         result = ops.bitwise_and(x, y)
         expected = np.bitwise_and(x, y)
@@ -55,8 +49,8 @@ def test_broadcasting(ops, shape_a, shape_b):
 
 
 def test_result_is_new_c_contiguous_native(ops):
-    a = _random((40, 30), np.int16).T  # Fortran-ordered input
-    b = _random((40, 30), np.int16, 7).T
+    a = random_ints((40, 30), np.int16).T  # Fortran-ordered input
+    b = random_ints((40, 30), np.int16, 7).T
     result = ops.bitwise_and(a, b)
     assert result.flags.c_contiguous
     assert result.flags.writeable and result.flags.owndata
@@ -83,15 +77,15 @@ def test_zero_d_result_is_an_array(ops):
     ids=["step", "reversed", "neg-step-cols", "transposed", "interior", "stride-0", "odd-strides"],
 )
 def test_non_contiguous_inputs(ops, view):
-    base = _random((24, 24), np.int32, 5)
+    base = random_ints((24, 24), np.int32, 5)
     x = view(base)
-    y = _random(x.shape, np.int32, 6)
+    y = random_ints(x.shape, np.int32, 6)
     np.testing.assert_array_equal(ops.bitwise_and(x, y), x & y)
     np.testing.assert_array_equal(ops.bitwise_and(y, x), y & x)
 
 
 def test_read_only_inputs(ops):
-    a, b = _random((9, 9), np.uint16), _random((9,), np.uint16, 1)
+    a, b = random_ints((9, 9), np.uint16), random_ints((9,), np.uint16, 1)
     a.flags.writeable = False
     b.flags.writeable = False
     np.testing.assert_array_equal(ops.bitwise_and(a, b), a & b)
@@ -99,8 +93,8 @@ def test_read_only_inputs(ops):
 
 @pytest.mark.parametrize("dtype", ["i2", "u4", "i8", "u8"])
 def test_non_native_byte_order(ops, dtype):
-    a_native = _random((5, 8), np.dtype(dtype), 1)
-    b_native = _random((8,), np.dtype(dtype), 2)
+    a_native = random_ints((5, 8), np.dtype(dtype), 1)
+    b_native = random_ints((8,), np.dtype(dtype), 2)
     big_a, big_b = a_native.astype(">" + dtype), b_native.astype(">" + dtype)
     expected = a_native & b_native
     for a, b in ((big_a, big_b), (big_a, b_native), (a_native, big_b)):
@@ -109,9 +103,9 @@ def test_non_native_byte_order(ops, dtype):
         np.testing.assert_array_equal(result, expected)
 
 
-@pytest.mark.parametrize("dtype", INT_TYPES)
+@pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_python_int_takes_the_other_type(ops, dtype):
-    a = _random((11,), dtype)
+    a = random_ints((11,), dtype)
     info = np.iinfo(dtype)
     for value in (info.min, info.max, 0, 0x55 if info.min == 0 else -0x55):
         for result, expected in (
@@ -122,7 +116,7 @@ def test_python_int_takes_the_other_type(ops, dtype):
             np.testing.assert_array_equal(result, expected)
 
 
-@pytest.mark.parametrize("dtype", INT_TYPES)
+@pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_python_int_out_of_range(ops, dtype):
     info = np.iinfo(dtype)
     a = np.zeros(3, dtype)
@@ -139,7 +133,7 @@ def test_python_int_and_big_endian_array(ops):
 
 
 def test_numpy_scalar_operand_keeps_its_type(ops):
-    a = _random((4,), np.uint8)
+    a = random_ints((4,), np.uint8)
     np.testing.assert_array_equal(ops.bitwise_and(a, np.uint8(0x0F)), a & 0x0F)
     with pytest.raises(fastbits.TypeConstraintError, match="tensor\\(int64\\)"):
         ops.bitwise_and(a, np.int64(3))
@@ -152,16 +146,16 @@ def test_array_likes(ops):
         ops.bitwise_and(a.astype(np.int32), [3, 3, 3])  # a list is int64: no promotion
 
 
-@pytest.mark.parametrize("dtype", INT_TYPES)
+@pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_out_contiguous(ops, dtype):
-    a, b = _random((6, 10), dtype, 1), _random((10,), dtype, 2)
+    a, b = random_ints((6, 10), dtype, 1), random_ints((10,), dtype, 2)
     out = np.empty((6, 10), dtype)
     assert ops.bitwise_and(a, b, out=out) is out
     np.testing.assert_array_equal(out, a & b)
 
 
 def test_out_strided_and_big_endian(ops):
-    a, b = _random((6, 10), np.int32, 1), _random((6, 10), np.int32, 2)
+    a, b = random_ints((6, 10), np.int32, 1), random_ints((6, 10), np.int32, 2)
     holder = np.zeros((12, 20), np.int32)
     out = holder[::2, ::-2]
     assert ops.bitwise_and(a, b, out=out) is out
@@ -174,7 +168,7 @@ def test_out_strided_and_big_endian(ops):
 
 @pytest.mark.parametrize("which", ["a", "b"])
 def test_out_is_an_input(ops, which):
-    a, b = _random((50, 8), np.uint32, 1), _random((50, 8), np.uint32, 2)
+    a, b = random_ints((50, 8), np.uint32, 1), random_ints((50, 8), np.uint32, 2)
     expected = a & b
     target = a if which == "a" else b
     assert ops.bitwise_and(a, b, out=target) is target
@@ -182,7 +176,7 @@ def test_out_is_an_input(ops, which):
 
 
 def test_out_is_a_broadcast_input(ops):
-    a, b = _random((50, 8), np.uint32, 1), _random((8,), np.uint32, 2)
+    a, b = random_ints((50, 8), np.uint32, 1), random_ints((8,), np.uint32, 2)
     expected = a & b
     assert ops.bitwise_and(b, a, out=a) is a
     np.testing.assert_array_equal(a, expected)
@@ -190,8 +184,8 @@ def test_out_is_a_broadcast_input(ops):
 
 @pytest.mark.parametrize("shift", [1, -1, 3, -5])
 def test_out_overlaps_an_input(ops, shift):
-    buffer = _random((300,), np.int64, 9)
-    other = _random((200,), np.int64, 10)
+    buffer = random_ints((300,), np.int64, 9)
+    other = random_ints((200,), np.int64, 10)
     a = buffer[50:250]
     out = buffer[50 + shift : 250 + shift]
     expected = a & other
@@ -200,8 +194,8 @@ def test_out_overlaps_an_input(ops, shift):
 
 
 def test_out_reversed_view_of_input(ops):
-    a = _random((64,), np.int16, 3)
-    b = _random((64,), np.int16, 4)
+    a = random_ints((64,), np.int16, 3)
+    b = random_ints((64,), np.int16, 4)
     expected = a[::-1] & b
     ops.bitwise_and(a[::-1], b, out=a)
     np.testing.assert_array_equal(a, expected)

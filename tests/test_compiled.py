@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastbits import _ops_py as P
-from fastbits import spec
 from fastbits.spec import DataType
+
+from support import ALL_PAIRS, INT_DTYPES, assert_same_bits, bitcast_source, operand_pair
 
 C = pytest.importorskip("fastbits._ops_c")
 
 pytestmark = pytest.mark.compiled
 
-INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 SETTINGS = settings(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
 )
@@ -142,51 +142,6 @@ def test_fresh_results_never_share_memory(small_pool):
 
 # --------------------------------------------------------------------------
 # differential property tests
-
-@st.composite
-def operand_pair(draw):
-    """Two operands of one integer dtype with broadcastable shapes and odd layouts."""
-    dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
-    nd = draw(st.integers(0, 4))
-    shape = draw(st.lists(st.integers(1, 7), min_size=nd, max_size=nd))
-    if draw(st.booleans()) and nd:
-        shape[draw(st.integers(0, nd - 1))] = draw(st.sampled_from([0, 40, 130]))
-    shape_a, shape_b = list(shape), list(shape)
-    for i in range(nd):
-        pick = draw(st.integers(0, 3))
-        if pick == 1:
-            shape_a[i] = 1
-        elif pick == 2:
-            shape_b[i] = 1
-    shape_b = shape_b[draw(st.integers(0, nd)) :]
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return dtype, [draw_layout(draw, rng, dtype, tuple(s)) for s in (shape_a, shape_b)]
-
-
-def draw_layout(draw, rng, dtype, shape):
-    info = np.iinfo(dtype)
-    kind = draw(st.sampled_from(["c", "f", "neg", "step", "bcast", "swap", "transposed", "readonly"]))
-    if kind == "step" and shape:
-        base = rng.integers(info.min, info.max, shape[:-1] + (2 * shape[-1],), dtype=dtype, endpoint=True)
-        return base[..., ::2]
-    if kind == "neg" and shape:
-        base = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-        return base[tuple(slice(None, None, -1) for _ in shape)]
-    if kind == "bcast" and shape:
-        row = rng.integers(info.min, info.max, shape[-1:], dtype=dtype, endpoint=True)
-        return np.broadcast_to(row, shape)
-    if kind == "transposed" and len(shape) >= 2:
-        base = rng.integers(info.min, info.max, shape[::-1], dtype=dtype, endpoint=True)
-        return base.T
-    x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-    if kind == "f":
-        return np.asfortranarray(x)
-    if kind == "swap":
-        return x.astype(x.dtype.newbyteorder("S"))
-    if kind == "readonly":
-        x.flags.writeable = False
-    return x
-
 
 def _same(result, reference):
     assert type(result) is type(reference)
@@ -322,30 +277,13 @@ def test_bitwise_and_errors_match_pure(a, b, kwargs):
 # BitCast: every pair, both copy modes
 
 
-BITCAST_CODES = sorted(spec.BITCAST_T1)
-PAIRS = [(s, d) for s in BITCAST_CODES for d in sorted(spec.BITCAST_T2)]
-
-
-def _source(code, layout, rng):
-    dtype = spec.numpy_dtype(code)
-    raw = rng.integers(0, 256, (6, 10 * dtype.itemsize), dtype=np.uint8)
-    x = raw.view(dtype)
-    if layout == "transposed":
-        x = x.T
-    elif layout == "step":
-        x = x[::-1, ::3]
-    elif layout == "swapped" and dtype.kind in "iufc" and dtype.itemsize > 1:
-        x = x.astype(dtype.newbyteorder("S"))
-    return x
-
-
 @pytest.mark.parametrize("layout", ["c", "transposed", "step", "swapped"])
 @pytest.mark.parametrize("copy", [False, True])
 def test_bitcast_every_pair(layout, copy, threads):
     C.set_num_threads(2)
     rng = np.random.default_rng(7)
-    for src, dst in PAIRS:
-        x = _source(src, layout, rng)
+    for src, dst in ALL_PAIRS:
+        x = bitcast_source(src, layout, rng)
         try:
             expected = P.bitcast(x, dst, copy=copy)
         except Exception as exc:
@@ -354,8 +292,7 @@ def test_bitcast_every_pair(layout, copy, threads):
             assert str(info.value) == str(exc)
             continue
         got = C.bitcast(x, dst, copy=copy)
-        assert got.dtype == expected.dtype and got.shape == expected.shape, (src, dst)
-        assert got.tobytes() == expected.tobytes(), (src, dst, layout, copy)
+        assert_same_bits(got, expected, context=(src, dst, layout, copy))
         if copy or not x.dtype.isnative:
             assert got.flags.c_contiguous and not np.shares_memory(got, x)
         else:

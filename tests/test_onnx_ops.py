@@ -31,6 +31,8 @@ import fastbits  # noqa: E402
 import fastbits._ops  # noqa: E402
 from fastbits import onnx_backend, onnx_ops, spec  # noqa: E402
 
+from support import bits  # noqa: E402
+
 # --------------------------------------------------------------------------
 # both paths
 
@@ -87,10 +89,6 @@ def _and_model(elem_type, opset=18):
 def _fastbits(model):
     # a copy: onnx 1.21's evaluator appends its optimized operators to new_ops
     return ReferenceEvaluator(model, new_ops=list(onnx_ops.OPS))
-
-
-def _bits(array):
-    return np.ascontiguousarray(array).view(np.uint8).tobytes()
 
 
 # --------------------------------------------------------------------------
@@ -182,7 +180,7 @@ def test_evaluator_runs_fastbits_kernels(kernels):
     x = np.array([-1.5, 2.0, -0.0, -np.inf, 3.25], np.float32)
     (y,) = _fastbits(model).run(None, {"x": x})
     assert y.dtype == np.float32
-    assert _bits(y) == _bits(np.abs(x))
+    assert bits(y) == bits(np.abs(x))
     assert kernels["bitcast"].calls == 2 and kernels["bitwise_and"].calls == 1
 
 
@@ -303,7 +301,7 @@ def test_opset26_model(opset):
     onnx.checker.check_model(model, full_check=True)
     x = np.array([-1.5, 2.0, -0.0, -np.inf, np.nan], np.float16)
     (y,) = onnx_backend.run_model(model, [x])
-    assert y.dtype == np.float16 and _bits(y) == _bits(np.abs(x))
+    assert y.dtype == np.float16 and bits(y) == bits(np.abs(x))
 
 
 # (source type, its values, target type, the target's values): each case's
@@ -358,7 +356,7 @@ def test_tensorproto_bits(case, via, raw, kernels):
     assert kernels["bitcast"].calls == 1
     expected = onnx.numpy_helper.to_array(oh.make_tensor("y", dst, [len(values)], expected_values))
     assert y.dtype == expected.dtype == spec.numpy_dtype(dst)
-    assert _bits(y) == _bits(expected)
+    assert bits(y) == bits(expected)
     # and the tensor ONNX stores: the same packed bytes
     assert onnx.numpy_helper.from_array(y).raw_data == onnx.numpy_helper.from_array(expected).raw_data
 

@@ -26,6 +26,8 @@ import fastbits  # noqa: E402
 from fastbits import spec  # noqa: E402
 from fastbits.spec import DataType  # noqa: E402
 
+from support import INT_DTYPES, SAME_WIDTH_PAIRS, T1_TYPES, assert_same_bits, random_bits, random_tensor  # noqa: E402
+
 ORT = f"onnxruntime {ort.__version__}"
 
 
@@ -38,20 +40,8 @@ def _session(nodes, inputs, outputs, opset):
     return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
-def _bits(array):
-    return np.ascontiguousarray(array).view(np.uint8).tobytes()
-
-
-def _assert_same_bits(got, expected, dtype):
-    assert got.dtype == dtype
-    assert got.shape == expected.shape
-    assert _bits(got) == _bits(expected)
-
-
 # --------------------------------------------------------------------------
 # BitwiseAnd
-
-AND_DTYPES = sorted((spec.numpy_dtype(t) for t in spec.BITWISE_AND_T), key=str)
 
 
 @functools.cache
@@ -67,7 +57,7 @@ def _ort_and(dtype):
 
 @st.composite
 def _and_operands(draw):
-    dtype = draw(st.sampled_from(AND_DTYPES))
+    dtype = draw(st.sampled_from(INT_DTYPES))
     shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=5))
     operands = []
     for shape in shapes.input_shapes:
@@ -83,7 +73,7 @@ def _and_operands(draw):
 def test_bitwise_and_matches_onnxruntime(ops, operands):
     a, b = operands
     (expected,) = _ort_and(a.dtype).run(None, {"a": a, "b": b})
-    _assert_same_bits(ops.bitwise_and(a, b), expected, a.dtype)
+    assert_same_bits(ops.bitwise_and(a, b), expected, a.dtype)
 
 
 # --------------------------------------------------------------------------
@@ -117,13 +107,7 @@ def _ort_implements(src, dst):
     return True
 
 
-SAME_WIDTH = [
-    (src, dst)
-    for src in sorted(spec.BITCAST_T1)
-    for dst in sorted(spec.BITCAST_T2)
-    if spec.bit_width(src) == spec.bit_width(dst)
-]
-ORT_PAIRS = [pair for pair in SAME_WIDTH if _ort_implements(*pair)]
+ORT_PAIRS = [pair for pair in SAME_WIDTH_PAIRS if _ort_implements(*pair)]
 ORT_TYPES = sorted({src for src, _ in ORT_PAIRS})
 needs_ort_bitcast = pytest.mark.skipif(not ORT_PAIRS, reason=f"{ORT} has no BitCast-26")
 
@@ -167,14 +151,13 @@ def test_bitcast_matches_onnxruntime(ops, src, dst):
     feed_dtype = spec.numpy_dtype(wrap_in or src)
     rng = np.random.default_rng([int(src), int(dst)])
     for shape in SHAPES:
-        size = int(np.prod(shape)) * feed_dtype.itemsize
-        x = rng.integers(0, 256, size, dtype=np.uint8).view(feed_dtype).reshape(shape)
+        x = random_bits(shape, feed_dtype, rng)
         if x.ndim:
             x = x[..., ::-1]  # non-contiguous
         (expected,) = session.run(None, {"x": x})
         source = x if wrap_in is None else ops.bitcast(x, src)
         got = ops.bitcast(source, dst)
-        _assert_same_bits(got, expected.view(spec.numpy_dtype(dst)), spec.numpy_dtype(dst))
+        assert_same_bits(got, expected.view(spec.numpy_dtype(dst)), spec.numpy_dtype(dst))
 
 
 # --------------------------------------------------------------------------
@@ -184,17 +167,13 @@ def test_bitcast_matches_onnxruntime(ops, src, dst):
 NOT_IN_ORT = sorted(spec.BITCAST_T1 - set(ORT_TYPES))
 
 
-@pytest.mark.parametrize("code", sorted(spec.BITCAST_T1), ids=lambda t: t.name)
+@pytest.mark.parametrize("code", T1_TYPES, ids=lambda t: t.name)
 def test_bitcast_every_type(ops, code):
     """fastbits bitcasts every T1 type to every type of its width, bits unchanged."""
-    dtype = spec.numpy_dtype(code)
-    raw = np.random.default_rng(int(code)).integers(0, 256, 6 * dtype.itemsize, dtype=np.uint8)
-    if spec.bit_width(code) < 8:
-        raw &= (1 << spec.bit_width(code)) - 1
-    x = raw.view(dtype)
+    x = random_tensor(code, (6,), int(code))
     for dst in spec.BITCAST_T2:
         if spec.bit_width(dst) == spec.bit_width(code):
-            _assert_same_bits(ops.bitcast(x, dst, copy=True), x, spec.numpy_dtype(dst))
+            assert_same_bits(ops.bitcast(x, dst, copy=True), x, spec.numpy_dtype(dst))
 
 
 @needs_ort_bitcast

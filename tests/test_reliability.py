@@ -21,6 +21,8 @@ import pytest
 
 import fastbits
 
+from support import random_ints
+
 SHAPES = [((257, 31), (31,)), ((64, 1, 8), (1, 9, 8)), ((1000,), ()), ((5, 7), (5, 7))]
 
 
@@ -28,9 +30,7 @@ def _inputs(seed):
     rng = np.random.default_rng(seed)
     pairs = []
     for (shape_a, shape_b), dtype in zip(SHAPES, (np.int8, np.uint16, np.int32, np.uint64)):
-        info = np.iinfo(dtype)
-        a = rng.integers(info.min, info.max, size=shape_a, dtype=dtype, endpoint=True)
-        b = rng.integers(info.min, info.max, size=shape_b, dtype=dtype, endpoint=True)
+        a, b = random_ints(shape_a, dtype, rng), random_ints(shape_b, dtype, rng)
         a.flags.writeable = b.flags.writeable = False
         pairs.append((a, b, a & b))
     return pairs
