@@ -2,7 +2,7 @@
 
 Times fastbits' compiled module (``fastbits._ops_c``), numpy and, when it is
 installed, onnxruntime, interleaved in one process by the suite's
-``fastbits._bench.time_interleaved``: every repetition takes one sample of
+``fastbits._bench.timing.time_interleaved``: every repetition takes one sample of
 each implementation, in a fresh random order, so that drift in the machine's
 load hits all of them alike.  Unlike the suite's default, no untimed call
 precedes a sample: each implementation pays for following another one, as a
@@ -11,10 +11,10 @@ Prints the median of each and the ratios numpy / fastbits and
 onnxruntime / fastbits as a markdown table, one row per case of issue 3's
 performance bar plus the BitCast rows.
 
-onnxruntime runs a one-node model (BitwiseAnd, opset 18) built with
-``onnx.helper``, through plain ``InferenceSession.run`` with numpy inputs
-(no I/O binding): its time includes the copy of non-contiguous inputs and
-the allocation of the output, as a user of ``run`` pays them.
+onnxruntime runs a one-node model (BitwiseAnd, opset 18) built by the
+suite's ``fastbits._bench.ort``, through plain ``InferenceSession.run`` with
+numpy inputs (no I/O binding): its time includes the copy of non-contiguous
+inputs and the allocation of the output, as a user of ``run`` pays them.
 
 Usage::
 
@@ -36,43 +36,26 @@ import sys
 import numpy as np
 
 from fastbits import _ops_c as fb
-from fastbits._bench import Mode, _fmt_time as fmt, time_interleaved
+from fastbits._bench.ort import Models, make_session
+from fastbits._bench.report import fmt_time as fmt
+from fastbits._bench.timing import Mode, disable_output_pool, kernel_internals, time_interleaved
 
 try:
-    import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper
+
+    MODELS = Models()
 except ImportError:  # onnxruntime is optional
     ort = None
 
 SPIN = False
-_ONNX_TYPES = {
-    np.dtype(np.int32): 6,
-    np.dtype(np.uint64): 13,
-}
 
 
 def ort_session(dtype: np.dtype, threads: int | None):
     if ort is None:
         return None
-    elem = _ONNX_TYPES[np.dtype(dtype)]
-    node = helper.make_node("BitwiseAnd", ["A", "B"], ["C"])
-    graph = helper.make_graph(
-        [node],
-        "bitwise_and",
-        [helper.make_tensor_value_info(name, elem, None) for name in ("A", "B")],
-        [helper.make_tensor_value_info("C", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    model.ir_version = 8
-    options = ort.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-    if not SPIN:
-        # ORT's pool otherwise spins after each run, taking the cores from
-        # whatever runs next in this process (numpy, fastbits' threads)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    # without spinning unless --ort-spin: ORT's pool otherwise spins after each run,
+    # taking the cores from whatever runs next in this process (numpy, fastbits' threads)
+    return make_session(MODELS.model("and", dtype), threads, spin=SPIN)
 
 
 def measure(impls: dict, repeat: int) -> dict:
@@ -173,7 +156,7 @@ def main(argv=None) -> int:
     if args.threads is not None:
         fb.set_num_threads(args.threads)
     if args.no_pool:
-        fb._set_pool_threshold(2**62)
+        disable_output_pool()
     sessions = {}
     rows = []
     for label, bar, fast, slow, ort_inputs in cases(args.quick):
@@ -184,13 +167,14 @@ def main(argv=None) -> int:
             if key not in sessions:
                 sessions[key] = ort_session(a.dtype, args.ort_threads)
             session = sessions[key]
-            impls["onnxruntime"] = lambda s=session, a=a, b=b: s.run(None, {"A": a, "B": b})
+            impls["onnxruntime"] = lambda s=session, a=a, b=b: s.run(None, {"a": a, "b": b})
         medians = measure(impls, args.repeat)
         rows.append((label, bar, medians))
         print(f"  measured {label}", file=sys.stderr)
 
+    have_threads, (hits, misses, idle) = kernel_internals()
     print(
-        f"fastbits compiled, threads={fb.get_num_threads()} (thread team {'on' if fb._HAVE_THREADS else 'off'}); "
+        f"fastbits compiled, threads={fb.get_num_threads()} (thread team {'on' if have_threads else 'off'}); "
         f"numpy {np.__version__}; onnxruntime {ort.__version__ if ort else 'not installed'} "
         f"(plain run, threads={args.ort_threads or 'default'}, spinning {'on' if SPIN else 'off'}); {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; median of {args.repeat}, interleaved"
@@ -205,7 +189,6 @@ def main(argv=None) -> int:
             f"| {label} | {fmt(m['numpy'])} | {fmt(m['fastbits'])} | {fmt(o) if o else 'n/a'} | "
             f"{m['numpy'] / m['fastbits']:.2f} | {ratio_ort} | {bar} |"
         )
-    hits, misses, idle = fb._pool_info()
     print()
     if args.no_pool:
         print("output pool: off (--no-pool)")

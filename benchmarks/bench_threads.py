@@ -9,6 +9,8 @@ set to one thread here, so that the only parallelism is the two callers'.
 
 Prints, per case, the median wall time of the calls run one after the other on one
 Python thread, then split across two, and the ratio (2.0 = perfectly parallel).
+The two are sampled interleaved as the suite samples (``fastbits._bench.timing.interleave``):
+one of each per repetition, in a fresh random order.
 Not a test: tests/test_reliability.py checks the behaviour (the GIL is released).
 """
 
@@ -22,6 +24,7 @@ import time
 import numpy as np
 
 import fastbits
+from fastbits._bench.timing import interleave
 
 
 def _wall(calls, nthreads):
@@ -65,11 +68,9 @@ def main(argv=None):
     print("|---|---:|---:|---:|")
     for name, make in cases.items():
         calls = [make(i) for i in range(args.calls)]
-        one, two = [], []
-        for _ in range(args.repeat):
-            one.append(_wall(calls, 1))
-            two.append(_wall(calls, 2))
-        m1, m2 = statistics.median(one), statistics.median(two)
+        samplers = {"one": lambda calls=calls: _wall(calls, 1), "two": lambda calls=calls: _wall(calls, 2)}
+        samples = interleave(samplers, args.repeat, rng)
+        m1, m2 = statistics.median(samples["one"]), statistics.median(samples["two"])
         print(f"| {name} | {m1 * 1e3:.1f} ms | {m2 * 1e3:.1f} ms | {m1 / m2:.2f} |")
 
 

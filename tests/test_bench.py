@@ -6,6 +6,7 @@ JSON and PNG.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -105,11 +106,27 @@ def test_bench_filter_matching_nothing(capsys):
     assert "no case matches" in capsys.readouterr().err
 
 
-def test_cases_cover_the_issue():
+def test_bench_clears_the_progress_line_before_the_header(monkeypatch):
     from fastbits import _bench
 
-    full = [c.name for c in _bench.select("full")]
-    quick = [c.name for c in _bench.select("quick")]
+    class Terminal(io.StringIO):   # stdout and stderr on one screen
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stderr", screen)
+    assert _bench.main(["--smoke", "--filter", "bitcast"]) == 0
+    text = screen.getvalue()
+    assert "ceilingmachine: " not in text
+    assert "memory-bandwidth ceiling\r\x1b[Kmachine: " in text   # the progress line erased first
+
+
+def test_cases_cover_the_issue():
+    from fastbits._bench.cases import select
+
+    full = [c.name for c in select("full")]
+    quick = [c.name for c in select("quick")]
     assert set(quick) < set(full)
     for dtype in ("int8", "int32", "int64"):
         assert f"and {dtype} n=64M" in full and f"and {dtype} n=64M" not in quick

@@ -1,0 +1,183 @@
+"""The benchmark suite behind ``python -m fastbits bench``.
+
+fastbits' BitwiseAnd and BitCast side by side with numpy, onnxruntime and the
+onnx reference evaluator, in one process:
+
+* every case first runs each implementation once and compares its result with
+  numpy's, byte for byte; an implementation that differs is reported as
+  ``wrong`` and not timed;
+* after a warm-up, the implementations are timed interleaved: every
+  repetition takes one sample of each, in a fresh random order; a sample is a
+  batch of calls that takes at least ``Mode.target`` seconds, or one call for
+  big arrays, preceded by one untimed call when calls are short (so that each
+  is measured warm, its thread pool awake, whatever ran before it); the
+  figures are the median time per call, its spread (interquartile range,
+  min..max), the ratios numpy/impl and impl/fastbits, and the bytes of the
+  elements read and written per second;
+* fastbits compiled runs at its configured thread count (``--threads``) and,
+  when that is more than one, also at one thread (``fastbits-c-1t``), the fair
+  match for numpy and ``ort-1t``;
+* the memory-bandwidth ceiling is a 3-stream ``np.add(a, b, out=c)`` over
+  float64 arrays several times larger than the last-level cache, on one
+  thread and split over the fastbits thread count.
+
+Nothing here is imported by ``import fastbits``; onnx, onnxruntime and
+matplotlib are imported only when the suite runs.  ``benchmarks/suite.py`` runs
+the full suite from a checkout.
+
+One concern a module: :mod:`.cases` (what is timed), :mod:`.timing`
+(interleaved samples, medians, the bandwidth ceiling, the compiled module's
+private hooks), :mod:`.impls` (the implementations compared), :mod:`.ort`
+(the one builder of onnx models and onnxruntime sessions), :mod:`.run` (one
+case: checked, then timed), :mod:`.report` (metadata, table, JSON) and
+:mod:`.plot` (the chart); this module is the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+
+import numpy as np
+
+import fastbits
+
+from .cases import Case, select
+from .impls import fastbits_name, implementations
+from .plot import save_chart
+from .report import dumps, header_lines, metadata_dict, table_lines
+from .run import run_case
+from .timing import MODES, Mode, bandwidth_ceiling
+
+
+class _Progress:
+    """Where the suite is, on stderr: one line rewritten in place on a terminal, a line each elsewhere."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.stream = total, stream or sys.stderr
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.start = time.perf_counter()
+
+    def show(self, i: int, text: str) -> None:
+        line = f"[{i}/{self.total} {time.perf_counter() - self.start:5.1f}s] {text}"
+        if self.tty:
+            self.stream.write("\r\033[K" + line[:120])
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Erase the line in place, so that what is printed next starts on a clean line."""
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def done(self) -> None:
+        self.clear()
+        self.stream.write(f"done in {time.perf_counter() - self.start:.1f}s\n")
+        self.stream.flush()
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m fastbits bench",
+        description="Time fastbits' BitwiseAnd and BitCast against numpy, onnxruntime and the onnx "
+                    "reference evaluator, interleaved in one process, after checking that every result "
+                    "equals numpy's bit for bit. Quick by default (about 10 s on a 2-core machine); --full for "
+                    "the whole suite.",
+    )
+    p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
+    p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps
+    p.add_argument("--json", metavar="PATH", help="write the raw figures and the metadata as JSON")
+    p.add_argument("--plot", metavar="PATH", help="write a PNG chart of the speed-ups over numpy (needs matplotlib)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="threads of fastbits' compiled kernels and of the parallel bandwidth ceiling "
+                        "(default: fastbits.get_num_threads())")
+    p.add_argument("--filter", metavar="SUBSTRING", help="run only the cases whose group or name contains it")
+    args = p.parse_args(argv)
+    if args.full and args.smoke:
+        p.error("--full and --smoke exclude each other")
+    if args.threads is not None and args.threads < 1:
+        p.error("--threads must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the suite; print the table; return 1 if fastbits differs from numpy anywhere."""
+    args = parse_args(argv)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("--plot needs matplotlib: pip install 'fastbits[bench]' (or pip install matplotlib)",
+                  file=sys.stderr)
+            return 2
+    mode = MODES["full" if args.full else "smoke" if args.smoke else "quick"]
+    chosen = select(mode.name, args.filter)
+    if args.smoke:   # one case per group
+        seen: set[str] = set()
+        chosen = [c for c in chosen if not (c.group in seen or seen.add(c.group))]
+    if not chosen:
+        print(f"no case matches --filter {args.filter!r}", file=sys.stderr)
+        return 2
+    threads_before = fastbits.get_num_threads()
+    try:
+        if args.threads is not None:
+            fastbits.set_num_threads(args.threads)
+        return _run(args, mode, chosen)
+    finally:
+        fastbits.set_num_threads(threads_before)
+
+
+def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
+    threads = fastbits.get_num_threads()    # what the kernels will use (1 when built without threads)
+    progress = _Progress(len(chosen) + 2)
+    progress.show(0, "loading onnx and onnxruntime")
+    impls = implementations(threads)
+    meta = metadata_dict(mode, threads)
+    progress.show(1, "measuring the memory-bandwidth ceiling")
+    ceiling = bandwidth_ceiling(mode, args.threads or threads)
+    progress.clear()    # on a terminal the header would otherwise follow the progress line
+    for line in header_lines(meta, ceiling):
+        print(line)
+    absent = [i for i in impls if not i.available]
+    for impl in impls:
+        print(f"  {impl.name:<14} {impl.description}" + ("" if impl.available else f"  [absent: {impl.reason}]"))
+    print(flush=True)
+
+    rng = np.random.default_rng(2026)
+    results = []
+    for k, case in enumerate(chosen, start=2):
+        progress.show(k, case.name)
+        results.append(run_case(case, impls, mode, rng))
+        fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
+        gc.collect()
+    progress.done()
+    report = {
+        "meta": meta,
+        "ceiling": ceiling,
+        "fastbits": fastbits_name(),
+        "implementations": [{"name": i.name, "description": i.description, "available": i.available,
+                             "reason": i.reason} for i in impls],
+        "cases": results,
+    }
+    for line in table_lines(report):
+        print(line)
+    if absent:
+        print()
+        print("absent: " + "; ".join(f"{i.name} ({i.reason})" for i in absent))
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(dumps(report))
+        print(f"wrote {args.json}")
+    if args.plot:
+        save_chart(report, args.plot)
+        print(f"wrote {args.plot}")
+    wrong = [(c["name"], n) for c in results for n in ("fastbits-c", "fastbits-c-1t", "fastbits-py")
+             if c["results"].get(n, {}).get("status") in ("wrong", "error")]
+    if wrong:
+        print("fastbits differs from numpy: " + ", ".join(f"{n} in {c}" for c, n in wrong), file=sys.stderr)
+        return 1
+    return 0

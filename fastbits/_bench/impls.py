@@ -1,0 +1,187 @@
+"""The implementations the suite compares, each a ``prepare(case, arrays)`` that
+returns the call to time (or why it cannot run the case).
+
+fastbits compiled (at the configured thread count, and at one thread), fastbits
+pure Python, numpy, onnxruntime (one thread and its default) and the onnx
+reference evaluator; onnx and onnxruntime are imported only by
+:func:`implementations`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any, Callable
+
+import numpy as np
+
+import fastbits
+from fastbits import _ops
+
+from . import ort as _ort
+from .cases import Case
+
+NotApplicable = str   # a prepare() that cannot run the case returns the reason
+
+
+@dataclass
+class Impl:
+    name: str
+    description: str
+    available: bool = True
+    reason: str = ""
+    prepare: Callable[[Case, dict[str, Any]], Callable[[], Any] | NotApplicable] | None = None
+
+
+def _fastbits_prepare(module, threads: int | None = None):
+    """Calls of ``module``; with ``threads``, each sample first sets the kernels' thread count."""
+
+    def prepare(case, arrays):
+        if case.op == "and":
+            a, b = arrays["a"], arrays["b"]
+            if case.out:
+                out = arrays["out"]
+                fn = lambda: module.bitwise_and(a, b, out=out)  # noqa: E731
+            else:
+                fn = lambda: module.bitwise_and(a, b)  # noqa: E731
+        else:
+            x, to, copy = arrays["x"], case.to, case.copy
+            fn = lambda: module.bitcast(x, to, copy=copy)  # noqa: E731
+        if threads is not None:
+            fn.before = lambda: module.set_num_threads(threads)  # outside the timed batch
+        return fn
+
+    return prepare
+
+
+def numpy_prepare(case, arrays):
+    """numpy's call: the reference every other result must equal."""
+    if case.op == "and":
+        a, b = arrays["a"], arrays["b"]
+        if case.out:
+            out = arrays["out"]
+            return lambda: np.bitwise_and(a, b, out=out)
+        return lambda: np.bitwise_and(a, b)
+    x, reference = arrays["x"], case.reference
+    return lambda: reference(x)
+
+
+def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
+    if case.op == "and":
+        return models.model("and", arrays["a"].dtype)
+    return models.model("bitcast", arrays["x"].dtype, case.to)
+
+
+def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
+    name = "ort-1t" if threads == 1 else "ort"
+    what = "1 intra-op thread" if threads == 1 else "its default intra-op threads"
+    description = (f"onnxruntime, CPU provider, {what}: InferenceSession.run; "
+                   "I/O binding into the preallocated output for out= cases")
+    try:
+        ort = import_module("onnxruntime")
+    except ImportError as exc:
+        return Impl(name, description, False, f"onnxruntime not installed ({exc})")
+    if models is None:
+        return Impl(name, description, False, "onnx not installed (needed to build the models)")
+    sessions: dict[int, Any] = {}
+
+    def session(model):
+        key = id(model)
+        if key not in sessions:
+            sessions[key] = _ort.make_session(model, threads)
+        return sessions[key]
+
+    def prepare(case, arrays):
+        try:
+            sess = session(_model(models, case, arrays))
+        except Exception as exc:  # NOT_IMPLEMENTED kernels and the like: the case is n/a
+            if "NOT_IMPLEMENTED" in str(exc) and case.op == "bitcast":
+                return (f"onnxruntime {ort.__version__} has no BitCast kernel for "
+                        f"{arrays['x'].dtype} -> {case.to} (NOT_IMPLEMENTED)")
+            return first_line(exc)
+        if case.op == "and":
+            a, b = arrays["a"], arrays["b"]
+            if case.out:
+                out = arrays["out"]
+                if not out.flags.c_contiguous:
+                    return "I/O binding needs a C-contiguous out"
+                io = sess.io_binding()
+                io.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
+
+                def run_bound():
+                    io.bind_cpu_input("a", a)
+                    io.bind_cpu_input("b", b)
+                    sess.run_with_iobinding(io)
+                    return out
+
+                return run_bound
+            feeds = {"a": a, "b": b}
+        else:
+            feeds = {"x": arrays["x"]}
+        return lambda: sess.run(None, feeds)[0]
+
+    return Impl(name, description, prepare=prepare)
+
+
+def _reference_impl(models: _ort.Models | None) -> Impl:
+    description = "onnx.reference.ReferenceEvaluator (numpy inside); no out= API"
+    if models is None:
+        return Impl("onnx-ref", description, False, "onnx not installed")
+    from onnx.reference import ReferenceEvaluator
+
+    evaluators: dict[int, Any] = {}
+
+    def prepare(case, arrays):
+        if case.out:
+            return "no out= API"
+        model = _model(models, case, arrays)
+        if id(model) not in evaluators:
+            try:
+                evaluators[id(model)] = ReferenceEvaluator(model)
+            except Exception as exc:
+                return first_line(exc)
+        ref = evaluators[id(model)]
+        feeds = {"a": arrays["a"], "b": arrays["b"]} if case.op == "and" else {"x": arrays["x"]}
+        return lambda: ref.run(None, feeds)[0]
+
+    return Impl("onnx-ref", description, prepare=prepare)
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:160]
+
+
+def implementations(threads: int = 1) -> list[Impl]:
+    """Every implementation, available or not; fastbits compiled runs at ``threads`` threads,
+    and also at one thread when ``threads`` is more than one."""
+    impls = []
+    compiled = f"fastbits compiled (Cython kernels, fastbits._ops_c), {threads} thread(s)"
+    if _ops.PURE_PYTHON:
+        impls.append(Impl("fastbits-c", compiled, False, "FASTBITS_PURE_PYTHON is set"))
+    else:
+        try:
+            module = import_module("fastbits._ops_c")
+            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, threads)))
+            if threads > 1 and module.get_num_threads() > 1:
+                impls.append(Impl("fastbits-c-1t", "fastbits compiled, 1 thread",
+                                  prepare=_fastbits_prepare(module, 1)))
+        except ImportError as exc:
+            impls.append(Impl("fastbits-c", compiled, False, f"not built ({exc})"))
+    impls.append(Impl("fastbits-py", "fastbits pure Python (numpy + ml_dtypes, fastbits._ops_py)",
+                      prepare=_fastbits_prepare(import_module("fastbits._ops_py"))))
+    impls.append(Impl("numpy", "numpy: np.bitwise_and; BitCast by ndarray.view / astype / copy",
+                      prepare=numpy_prepare))
+    try:
+        models: _ort.Models | None = _ort.Models()
+    except ImportError:
+        models = None
+    impls.append(_ort_impl(models, 1))
+    impls.append(_ort_impl(models, None))
+    impls.append(_reference_impl(models))
+    return impls
+
+
+def fastbits_name() -> str:
+    """The implementation the impl/fastbits ratios divide by: the active backend."""
+    return "fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py"

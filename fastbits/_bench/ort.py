@@ -1,0 +1,78 @@
+"""onnx and onnxruntime: the one builder of one-node models, and their sessions.
+
+Every benchmark that runs onnxruntime or the onnx reference evaluator builds
+its model here: ``BitwiseAnd`` (opset 18, inputs ``a`` and ``b``) or
+``BitCast`` (opset 26, input ``x``), output ``y``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+import numpy as np
+
+import fastbits
+
+
+class Models:
+    """One-node models, built with onnx.helper and cached per operator and types.
+
+    Raises ImportError when onnx is not installed.
+    """
+
+    def __init__(self):
+        self.onnx = import_module("onnx")
+        self.helper = import_module("onnx.helper")
+        self.models: dict[tuple, Any] = {}
+
+    def tensor_type(self, dtype) -> int:
+        dtype = np.dtype(dtype)
+        if dtype.byteorder == ">":      # fed as its native twin: ONNX types have no byte order
+            dtype = dtype.newbyteorder("=")
+        return fastbits.spec.resolve_to(dtype).value
+
+    def model(self, op: str, dtype, to: str | None = None):
+        """The model of ``op`` ("and" or "bitcast") on inputs of ``dtype``; a BitCast to ``to``,
+        an ONNX type name."""
+        h, TP = self.helper, self.onnx.TensorProto
+        if op == "and":
+            t = self.tensor_type(dtype)
+            key = ("and", t)
+            if key not in self.models:
+                node = h.make_node("BitwiseAnd", ["a", "b"], ["y"])
+                inputs = [h.make_tensor_value_info(n, t, None) for n in ("a", "b")]
+                outputs = [h.make_tensor_value_info("y", t, None)]
+                self.models[key] = self._make(node, inputs, outputs, 18)
+        else:
+            src = self.tensor_type(dtype)
+            dst = getattr(TP, to)
+            key = ("bitcast", src, dst)
+            if key not in self.models:
+                node = h.make_node("BitCast", ["x"], ["y"], to=dst)
+                inputs = [h.make_tensor_value_info("x", src, None)]
+                outputs = [h.make_tensor_value_info("y", dst, None)]
+                self.models[key] = self._make(node, inputs, outputs, 26)
+        return self.models[key]
+
+    def _make(self, node, inputs, outputs, opset):
+        h = self.helper
+        graph = h.make_graph([node], "bench", inputs, outputs)
+        # the IR version that goes with the opset (8 for opset 18), not the newest onnx knows:
+        # an older onnxruntime refuses a model whose IR version is newer than its own
+        return h.make_model_gen_version(graph, opset_imports=[h.make_opsetid("", opset)])
+
+
+def make_session(model, threads: int | None = None, spin: bool = True):
+    """An onnxruntime CPU session of ``model``: ``threads`` intra-op threads (default: its own);
+    ``spin=False`` stops its pool spinning after each run, which otherwise takes the cores from
+    whatever runs next in this process. Raises ImportError when onnxruntime is not installed."""
+    ort = import_module("onnxruntime")
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = threads
+    options.log_severity_level = 3
+    if not spin:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,179 @@
+"""The report: the run's metadata, the header, the per-case table, the markdown
+summary, and the JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import time
+from importlib import metadata
+from typing import Any
+
+import fastbits
+
+from .timing import WARM_CALL_BELOW, Mode
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
+    """The machine, the versions, the threads, the environment and the method of this run."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count()
+    return {
+        "machine": {"cpu": _cpu_model(), "cores": os.cpu_count(), "usable_cores": usable,
+                    "arch": platform.machine(), "system": platform.system(), "release": platform.release()},
+        "python": platform.python_version(),
+        "versions": {name: _version(name) for name in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "matplotlib")}
+        | {"fastbits": fastbits.__version__},
+        "fastbits_backend": fastbits.BACKEND,
+        "threads": {"fastbits": threads, "numpy": 1, "ort-1t": 1,
+                    "ort": "onnxruntime default (intra_op_num_threads=0: one per physical core)",
+                    "ceiling": threads},
+        "environment": {k: os.environ[k] for k in sorted(os.environ)
+                        if k.startswith(("FASTBITS_", "OMP_", "GOMP_", "ORT_"))},
+        "load_average": _load_average(),
+        "mode": mode.name,
+        "method": {"target_sample_s": mode.target, "min_reps": mode.min_reps, "max_reps": mode.max_reps,
+                   "budget_per_case_s": mode.budget, "interleaved": "one sample of each implementation per repetition, in a random order",
+                   "warm_call": f"one untimed call before each sample of calls under {WARM_CALL_BELOW * 1e3:g} ms",
+                   "statistic": "median time per call; spread = interquartile range",
+                   "gbps": "bytes of the elements read + written per call / median time"},
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def fmt_time(t: float | None) -> str:
+    """Seconds in s, ms, µs or ns, three significant digits ("-" for None)."""
+    if t is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if t >= scale:
+            return f"{t / scale:.3g} {unit}"
+    return f"{t / 1e-9:.3g} ns"
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "-" if x is None else (f"{x:.3g}x" if x < 100 else f"{x:.0f}x")
+
+
+def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None) -> list[str]:
+    """The machine, the versions, the threads, the mode and the bandwidth ceiling."""
+    m, v = meta["machine"], meta["versions"]
+    lines = [
+        f"machine: {m['cpu']}, {m['cores']} cores ({m['usable_cores']} usable), {m['arch']} {m['system']}",
+        f"python {meta['python']}, numpy {v['numpy']}, ml_dtypes {v['ml_dtypes']}, "
+        f"onnxruntime {v['onnxruntime'] or 'absent'}, onnx {v['onnx'] or 'absent'}",
+        f"fastbits {v['fastbits']}, backend {meta['fastbits_backend']}; threads: fastbits "
+        f"{meta['threads']['fastbits']}, numpy 1, ort-1t 1, ort default",
+        f"mode: {meta['mode']}; load average at start: "
+        + (" ".join(f"{x:g}" for x in meta["load_average"]) if meta["load_average"] else "unknown")
+        + "".join(f"; {k}={v}" for k, v in meta["environment"].items()),
+    ]
+    if ceiling:
+        par = (f", {ceiling['gbps_threads']:.1f} GB/s split over {ceiling['threads']} threads"
+               if ceiling["threads"] > 1 else "")
+        lines.append(
+            f"memory-bandwidth ceiling (np.add 3-stream copy, 3 x {ceiling['array_bytes'] / 1e6:.0f} MB float64): "
+            f"{ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{par}"
+            + (" (smoke mode: arrays fit in cache, not a real ceiling)" if meta["mode"] == "smoke" else ""))
+    return lines
+
+
+def table_lines(report: dict[str, Any]) -> list[str]:
+    """The per-case detail, then the summary of speed-ups against numpy."""
+    impls = [i["name"] for i in report["implementations"]]
+    fb = report["fastbits"]
+    lines = []
+    for case in report["cases"]:
+        moved = f"{case['bytes'] / 1e6:.3g} MB moved" if case["bytes"] else "no bytes moved"
+        lines.append(f"[{case['group']}] {case['name']}: {case['layout']}; {moved}")
+        lines.append(f"  {'implementation':<14} {'median':>10} {'±IQR/2':>8} {'min..max':>21} "
+                     f"{'numpy/impl':>10} {'impl/' + fb:>16} {'GB/s':>7}")
+        for name in impls:
+            r = case["results"].get(name)
+            if r is None:
+                continue
+            if r["status"] != "ok":
+                lines.append(f"  {name:<14} {r['status']}: {r['reason']}")
+                continue
+            iqr = (r["q3_s"] - r["q1_s"]) / r["median_s"] * 100 if r["median_s"] else 0.0
+            gbps = f"{r['gbps']:.1f}" if r.get("gbps") else "-"
+            minmax = f"{fmt_time(r['min_s'])}..{fmt_time(r['max_s'])}"
+            lines.append(
+                f"  {name:<14} {fmt_time(r['median_s']):>10} {f'±{iqr / 2:.1f}%':>8} {minmax:>21} "
+                f"{fmt_ratio(r.get('speedup_vs_numpy')):>10} {fmt_ratio(r.get('ratio_to_fastbits')):>16} {gbps:>7}"
+                + (f"  ({r['note']})" if r.get("note") else ""))
+        lines.append("")
+    lines += summary_lines(report)
+    return lines
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    """A markdown table: numpy's median, each implementation's speed-up over numpy, fastbits' GB/s."""
+    others = [i["name"] for i in report["implementations"] if i["name"] != "numpy"]
+    fb = report["fastbits"]
+    ceiling = report.get("ceiling")
+    rate_cols = [n for n in (fb, "fastbits-c-1t") if n in others or n == fb]
+    cols = ["case", "numpy"] + [f"{n} ×" for n in others] + [f"{n} GB/s" for n in rate_cols]
+    rows = []
+    for case in report["cases"]:
+        res = case["results"]
+        row = [case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
+        for name in others:
+            r = res.get(name, {})
+            st = r.get("status")
+            cell = fmt_ratio(r.get("speedup_vs_numpy")) if st == "ok" else (st or "-")
+            row.append(cell + ("*" if r.get("note") else ""))
+        for name in rate_cols:
+            g = res.get(name, {}).get("gbps")
+            row.append(f"{g:.1f}" if g else "-")
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in rows + [cols]) for i in range(len(cols))]
+
+    def fmt(r):
+        cells = [f"{str(c):<{w}}" if i == 0 else f"{str(c):>{w}}" for i, (c, w) in enumerate(zip(r, widths))]
+        return "| " + " | ".join(cells) + " |"
+
+    lines = ["Summary: numpy's median time per call; for the others numpy time / their time "
+             "(>1: faster than numpy); absent, n/a, wrong and * (a note) are explained above."]
+    if ceiling:
+        lines[0] += (f" Ceiling: {ceiling['gbps_1_thread']:.1f} GB/s (1 thread), "
+                     f"{ceiling['gbps_threads']:.1f} GB/s ({ceiling['threads']} threads).")
+    lines += ["", fmt(cols), "|" + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"]
+    lines += [fmt(r) for r in rows]
+    return lines
+
+
+def dumps(report: dict[str, Any]) -> str:
+    """The report as JSON, indented, with each list of numbers (the samples) on one line."""
+    text = json.dumps(report, indent=1)
+    return re.sub(r"\[\s*([-0-9.e+,\s]+?)\s*\]",
+                  lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"

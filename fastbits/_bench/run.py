@@ -1,0 +1,92 @@
+"""One case end to end: every implementation's result checked against numpy's,
+bit for bit, then the ones that agree timed interleaved, with their ratios."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .cases import Case, bytes_moved
+from .impls import Impl, fastbits_name, first_line, numpy_prepare
+from .timing import Mode, run_before, time_interleaved
+
+
+def _native(r: np.ndarray) -> np.ndarray:
+    r = np.asarray(r)
+    if r.dtype.byteorder == ">":
+        r = r.astype(r.dtype.newbyteorder("="))
+    return r
+
+
+def differs(result: Any, expected: np.ndarray) -> str | None:
+    """Why ``result`` is not bit for bit ``expected``, or None."""
+    if not isinstance(result, np.ndarray):
+        return f"returned {type(result).__name__}"
+    r = _native(result)
+    if r.shape != expected.shape:
+        return f"shape {r.shape}, expected {expected.shape}"
+    if r.dtype != expected.dtype:
+        return f"dtype {result.dtype}, expected {expected.dtype}"
+    rb = np.ascontiguousarray(r).reshape(-1).view(np.uint8)
+    eb = np.ascontiguousarray(expected).reshape(-1).view(np.uint8)
+    if not np.array_equal(rb, eb):
+        bad = np.flatnonzero(rb != eb)
+        return f"differs from numpy in {bad.size} of {rb.size} bytes"
+    return None
+
+
+def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator) -> dict[str, Any]:
+    """Build the case's arrays, check and time every implementation: the case's record of the report."""
+    arrays = case.build(rng)
+    numpy_fn = numpy_prepare(case, arrays)
+    expected = np.array(_native(numpy_fn()), copy=True)
+    nbytes = bytes_moved(case, arrays)
+    results: dict[str, dict[str, Any]] = {}
+    fns: dict[str, Callable[[], Any]] = {}
+    notes: dict[str, str] = {}
+    for impl in impls:
+        if not impl.available:
+            results[impl.name] = {"status": "absent", "reason": impl.reason}
+            continue
+        try:
+            fn = impl.prepare(case, arrays)
+        except Exception as exc:
+            results[impl.name] = {"status": "n/a", "reason": first_line(exc)}
+            continue
+        if isinstance(fn, str):
+            results[impl.name] = {"status": "n/a", "reason": fn}
+            continue
+        try:
+            run_before(fn)
+            result = fn()
+            why = differs(result, expected)
+            if not why and case.op == "bitcast" and result is not arrays["x"]:
+                if np.shares_memory(result, arrays["x"]) and (case.copy or case.reference(arrays["x"]).base is None):
+                    notes[impl.name] = "returns a view of its input, not a copy"
+            del result
+        except Exception as exc:
+            results[impl.name] = {"status": "error", "reason": first_line(exc)}
+            continue
+        if why:
+            results[impl.name] = {"status": "wrong", "reason": why}
+            continue
+        fns[impl.name] = fn
+    del expected
+    for name, stats in time_interleaved(fns, mode, rng).items():
+        results[name] = {"status": "ok", **stats}
+        if name in notes:
+            results[name]["note"] = notes[name]
+    base = results.get("numpy", {}).get("median_s")
+    fb = results.get(fastbits_name(), {}).get("median_s")
+    for res in results.values():
+        if res["status"] != "ok":
+            continue
+        t = res["median_s"]
+        res["speedup_vs_numpy"] = base / t if base else None
+        res["ratio_to_fastbits"] = t / fb if fb else None
+        res["gbps"] = nbytes / t / 1e9 if nbytes and t > 0 else None
+    return {
+        "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
+        "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
+    }
