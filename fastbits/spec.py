@@ -18,6 +18,8 @@ input and what was expected.
 from __future__ import annotations
 
 import enum
+import functools
+import textwrap
 from typing import Any, NamedTuple
 
 import ml_dtypes
@@ -224,8 +226,49 @@ def describe_dtype(dtype: np.dtype) -> str:
     return f"{shown} ({onnx_name})"
 
 
+def _kind(code: DataType) -> int:
+    """The group of ``code`` in a list of types: floats, narrow floats, ints, uints, the rest."""
+    name = code.name
+    if name in ("BFLOAT16", "FLOAT16", "FLOAT", "DOUBLE"):
+        return 0
+    for kind, prefix in enumerate(("FLOAT", "INT", "UINT"), start=1):
+        if name.startswith(prefix):
+            return kind
+    return 4
+
+
+@functools.cache  # the compiled module's import builds a hundred such messages
 def _allowed(types: frozenset[DataType]) -> str:
-    return ", ".join(sorted(type_string(t) for t in types))
+    """The types of a constraint, for the end of a message.
+
+    BitwiseAnd's ``T`` (or part of it) on one line.  Larger sets (BitCast's 25-type ``T1``
+    and ``T2``) grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the
+    rest. Narrowest first within a group, a line per group after the first.
+    """
+    if types <= BITWISE_AND_T:
+        return ", ".join(sorted(type_string(t) for t in types))
+    groups: dict[int, list[str]] = {}
+    for code in sorted(types, key=lambda t: (TYPES[t].bits or 0, t.name)):
+        groups.setdefault(_kind(code), []).append(type_string(code))
+    lines = [
+        textwrap.fill(
+            ", ".join(group), width=96, initial_indent="    ", subsequent_indent="    ",
+            break_long_words=False, break_on_hyphens=False,
+        )
+        for _, group in sorted(groups.items())
+    ]
+    return ",\n".join(lines).lstrip()
+
+
+def _code_ranges(codes: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``'1..3, 5'``."""
+    runs: list[list[int]] = []
+    for code in sorted(codes):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in runs)
 
 
 # --------------------------------------------------------------------------
@@ -253,9 +296,11 @@ def resolve_to(to: Any) -> DataType:
         try:
             return DataType(int(to))
         except ValueError:
+            *others, last = [f"{int(t)} {t.name}" for t in sorted(set(DataType) - BITCAST_T2)]
             raise UnknownDataTypeError(
                 f"{BITCAST}: attribute 'to' = {int(to)} is not an ONNX data type code; "
-                f"expected one of 0..{max(DataType)} (the codes of TensorProto.DataType)"
+                f"expected one of {_code_ranges(list(BITCAST_T2))} (the TensorProto.DataType "
+                f"codes of T2; {', '.join(others)} and {last} are codes too, but not of T2)"
             ) from None
     if isinstance(to, str):
         return _resolve_name(to)
@@ -298,7 +343,7 @@ def _resolve_name(name: str) -> DataType:
         raise UnknownDataTypeError(
             f"{BITCAST}: attribute 'to' = {name!r} names no ONNX data type; expected "
             f"an ONNX name such as 'INT32' or 'FLOAT8E4M3FN' or a numpy name such as "
-            f"'int32' or 'float8_e4m3fn' (T2 is {_allowed(BITCAST_T2)})"
+            f"'int32' or 'float8_e4m3fn'. T2 is {_allowed(BITCAST_T2)}"
         )
     return code
 
