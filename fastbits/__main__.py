@@ -1,9 +1,12 @@
 """``python -m fastbits``: say what is installed, then run every spec example.
 
-Prints the version, the active backend, the thread count and the versions of
-the libraries fastbits runs with, then runs each example of the BitwiseAnd-18
-and BitCast-26 specs through the active path and prints a PASS/FAIL table.
-Exits with status 1 if any example fails.
+Prints the version, the active backend and why, where fastbits was imported
+from, the thread count and the versions of the libraries fastbits runs with,
+then runs each example of the BitwiseAnd-18 and BitCast-26 specs through the
+active path and prints a PASS/FAIL table. Exits with status 1 if any example
+fails. When the pure path runs because the kernels were never built (a source
+checkout) or failed to load, rather than because ``FASTBITS_PURE_PYTHON`` asked
+for it, a warning on stderr says so and what to do.
 
 ``python -m fastbits bench [--full] [--json PATH] [--plot PATH] [--threads N]
 [--filter SUBSTRING]`` runs the benchmark suite instead (``fastbits._bench``,
@@ -13,8 +16,10 @@ imported only then); ``python -m fastbits bench --help`` describes it.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
+import textwrap
 from importlib import metadata
 
 import numpy as np
@@ -30,11 +35,62 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
+#: The README's command that builds the kernels in place (and installs fastbits in .venv/).
+SETUP_COMMAND = "./dev setup"
+
+
+def _location() -> str:
+    return os.path.dirname(os.path.abspath(fastbits.__file__))
+
+
+def _unasked_fallback() -> tuple[str, str] | None:
+    """``(kind, detail)`` when the pure path runs although FASTBITS_PURE_PYTHON is unset:
+    kind ``"not built"`` or ``"failed to load"``, detail the import error. None otherwise."""
+    reason = fastbits._ops.FALLBACK_REASON
+    if fastbits.BACKEND != "python" or fastbits._ops.PURE_PYTHON or reason is None:
+        return None
+    kind, _, detail = reason.partition(": ")
+    return kind, detail
+
+
+def _backend_why() -> str:
+    if fastbits.BACKEND == "cython":
+        return "the compiled kernels"
+    fallback = _unasked_fallback()
+    if fallback is None:
+        return "FASTBITS_PURE_PYTHON is set"
+    return f"the compiled kernels {'were never built' if fallback[0] == 'not built' else 'failed to load'}"
+
+
+def fallback_warning() -> str | None:
+    """Why the pure path runs although nobody asked for it, and what to do; None otherwise."""
+    fallback = _unasked_fallback()
+    if fallback is None:
+        return None
+    kind, detail = fallback
+    if kind == "not built":
+        text = (
+            f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels were "
+            f"never built ({detail}). The fastbits imported from {_location()} is a source "
+            f"checkout or a pure install. To build the kernels in place, run `{SETUP_COMMAND}` "
+            f'from the checkout root (README, "Set up, run, test").'
+        )
+    else:
+        text = (
+            f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels, in "
+            f"{_location()}, failed to load ({detail}). Rebuild them: run `{SETUP_COMMAND}` from "
+            f"a checkout, or reinstall fastbits."
+        )
+    text += " Set FASTBITS_PURE_PYTHON=1 if the pure path is what you want."
+    return textwrap.fill(text, width=88, break_long_words=False, break_on_hyphens=False)
+
+
 def describe() -> list[str]:
-    """The header lines: version, backend, threads, library versions."""
+    """The header lines: version, backend and why, location, threads, library versions."""
     return [
         f"fastbits {fastbits.__version__}",
-        f"backend: {fastbits.BACKEND}",
+        f"backend: {fastbits.BACKEND} ({_backend_why()})",
+        f"imported from: {_location()}",
         f"threads: {fastbits.get_num_threads()}",
         f"python: {platform.python_version()} ({platform.machine()}, {sys.byteorder} endian)",
         f"numpy: {np.__version__}",
@@ -46,6 +102,10 @@ def describe() -> list[str]:
 
 def check() -> int:
     """Run every spec example through the active path; print the table; return the exit status."""
+    warning = fallback_warning()
+    if warning:
+        print(warning, file=sys.stderr)
+        print(file=sys.stderr)
     for line in describe():
         print(line)
     print()

@@ -73,12 +73,38 @@ def test_thread_api(ops):
         ops.set_num_threads(0)
 
 
+LOCATION = os.path.dirname(os.path.abspath(fastbits.__file__))
+
+# Runs ``python -m fastbits`` after a prelude, e.g. one that hides the compiled module.
+MAIN_JOB = "import runpy, sys\n{prelude}\nsys.argv = ['fastbits']\nrunpy.run_module('fastbits', run_name='__main__')"
+
+# A finder that makes ``import fastbits._ops_c`` fail as if it were built but broken.
+BROKEN_KERNELS = """
+class Broken:
+    def find_spec(self, name, path=None, target=None):
+        if name == 'fastbits._ops_c':
+            raise ImportError('undefined symbol: made up by the test')
+sys.meta_path.insert(0, Broken())
+"""
+
+
+def _main_job(prelude="", **env):
+    environment = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-c", MAIN_JOB.format(prelude=prelude)], capture_output=True, text=True,
+        env=environment, cwd=NEUTRAL_DIR,
+    )
+
+
 def test_main_job_passes():
     result = subprocess.run([sys.executable, "-m", "fastbits"], capture_output=True, text=True, cwd=NEUTRAL_DIR)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert f"fastbits {fastbits.__version__}" in out
-    assert f"backend: {fastbits.BACKEND}" in out
+    assert f"backend: {fastbits.BACKEND} (" in out
+    assert f"imported from: {LOCATION}\n" in out
+    # the same environment, so the same outcome: a warning only for a fallback nobody asked for
+    assert ("WARNING" in result.stderr) == (fastbits._ops.FALLBACK_REASON is not None)
     assert "threads: " in out and "numpy: " in out and "ml_dtypes: " in out
     assert out.count("PASS") == 18 and "FAIL" not in out
     assert "18 passed, 0 failed" in out
@@ -91,3 +117,48 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     assert main.main([]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "14 failed" in out and "test_bitwise_and_i32_2d  " in out
+
+
+def test_main_job_asked_for_pure_path_does_not_warn():
+    result = _main_job(FASTBITS_PURE_PYTHON="1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "backend: python (FASTBITS_PURE_PYTHON is set)\n" in result.stdout
+    assert f"imported from: {LOCATION}\n" in result.stdout
+    assert "WARNING" not in result.stderr and "never built" not in result.stdout
+    assert "18 passed, 0 failed" in result.stdout
+
+
+def test_main_job_warns_when_the_kernels_were_never_built():
+    # None in sys.modules: importing fastbits._ops_c raises ModuleNotFoundError, as in a
+    # source checkout where the extension was never built.
+    result = _main_job("sys.modules['fastbits._ops_c'] = None", FASTBITS_PURE_PYTHON="")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "backend: python (the compiled kernels were never built)\n" in result.stdout
+    assert f"imported from: {LOCATION}\n" in result.stdout
+    assert "18 passed, 0 failed" in result.stdout
+    warning = " ".join(result.stderr.split())  # unwrapped
+    assert warning.startswith("WARNING: fastbits is running its slow pure-Python path")
+    assert "never built (import of fastbits._ops_c halted; None in sys.modules)" in warning
+    assert f"The fastbits imported from {LOCATION} is a source checkout" in warning
+    assert "run `./dev setup` from the checkout root" in warning
+    assert all(len(line) <= 88 for line in result.stderr.splitlines())
+
+
+def test_main_job_warns_when_the_kernels_fail_to_load():
+    result = _main_job(BROKEN_KERNELS, FASTBITS_PURE_PYTHON="")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "backend: python (the compiled kernels failed to load)\n" in result.stdout
+    warning = " ".join(result.stderr.split())
+    assert "failed to load (undefined symbol: made up by the test)" in warning
+    assert "RuntimeWarning" in warning  # the facade's own warning at import, too
+    assert "./dev setup" in warning
+
+
+def test_setup_command_is_the_readmes():
+    import fastbits.__main__ as main
+
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("not a source checkout")
+    with open(readme, encoding="utf-8") as f:
+        assert f"\n{main.SETUP_COMMAND}" in f.read()
