@@ -32,6 +32,17 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
     sys.exit("FASTBITS_NO_EXTENSIONS and FASTBITS_REQUIRE_EXTENSIONS contradict each other")
 
 
+# The compiled modules, each with the C it owns (fastbits/_c/): the runtime owns the thread
+# team and the output pool, the engine the loops; the entry points and the public Cython API
+# reach them through Cython's cimport.  One module owns each piece of C state.
+MODULES = {
+    "fastbits._runtime": ["fastbits/_runtime.pyx", "fastbits/_c/team.c", "fastbits/_c/pool.c"],
+    "fastbits._engine": ["fastbits/_engine.pyx", "fastbits/_c/loops.c", "fastbits/_c/bytes.c"],
+    "fastbits._ops_c": ["fastbits/_ops_c.pyx"],
+    "fastbits.kernels": ["fastbits/kernels.pyx"],
+}
+
+
 def _extensions() -> list[Extension]:
     if NO_EXTENSIONS:
         print("fastbits: FASTBITS_NO_EXTENSIONS is set, building the pure-Python package")
@@ -39,46 +50,60 @@ def _extensions() -> list[Extension]:
     import numpy
     from Cython.Build import cythonize
 
-    threads = [] if NO_THREADS or sys.platform == "win32" else ["-pthread"]
-    if DEBUG_BUILD:
-        compile_args = ["-O0", "-g3"]
-    else:
-        compile_args = ["-O3"]
-    extension = Extension(
-        "fastbits._ops_c",
-        ["fastbits/_ops_c.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=[("FB_NO_THREADS", "1")] * NO_THREADS + [
-            ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
-            # The oldest numpy C API the module may run against: the memory-handler API
-            # (PyDataMem_SetHandler) is 1.22's; fastbits requires numpy >= 1.24 anyway.
-            ("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION"),
-        ],
-        # An undeclared function (a numpy API hidden by the target version) must fail the
-        # build, not produce a module that cannot be imported.
-        extra_compile_args=compile_args + threads + ["-Werror=implicit-function-declaration"],
-        extra_link_args=threads,
-    )
+    macros = [
+        ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+        # The oldest numpy C API the modules may run against: the memory-handler API
+        # (PyDataMem_SetHandler) is 1.22's; fastbits requires numpy >= 1.24 anyway.
+        ("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION"),
+    ]
+    if NO_THREADS:
+        macros.append(("FB_NO_THREADS", "1"))
+    extensions = [
+        Extension(name, sources, include_dirs=[numpy.get_include(), "fastbits"], define_macros=macros)
+        for name, sources in MODULES.items()
+    ]
     print(
         "fastbits: building the Cython kernels"
         f" ({'debug' if DEBUG_BUILD else 'release'},"
         f" threads {'off' if NO_THREADS else 'on'})"
     )
     return cythonize(
-        [extension],
+        extensions,
         compiler_directives={
             "language_level": 3,
             "boundscheck": DEBUG_BUILD,
             "wraparound": DEBUG_BUILD,
             "initializedcheck": DEBUG_BUILD,
-            "embedsignature": True,
         },
     )
 
 
+def _compiler_flags(compiler_type: str) -> tuple[list[str], list[str]]:
+    """Compile and link flags for a compiler family: gcc/clang ("unix") or MSVC."""
+    if compiler_type == "msvc":
+        return (["/Od", "/Zi"] if DEBUG_BUILD else ["/O2"]), []
+    threads = [] if NO_THREADS else ["-pthread"]
+    # An undeclared function (a numpy API hidden by the target version) must fail the build,
+    # not produce a module that cannot be imported.
+    common = ["-Werror=implicit-function-declaration", *threads]
+    if DEBUG_BUILD:
+        return ["-O0", "-g3", *common], threads
+    # Release: optimized and without debug information; on Linux the linker also drops the
+    # static symbol table (the dynamic symbols threadpoolctl looks up stay).
+    strip = ["-s"] if sys.platform.startswith("linux") else []
+    return ["-O3", "-g0", *common], [*threads, *strip]
+
+
 class OptionalBuildExt(build_ext):
-    """Fall back to the pure path with a warning when the compile fails,
-    unless FASTBITS_REQUIRE_EXTENSIONS is set."""
+    """Flags for the compiler in use; fall back to the pure path with a warning when the
+    compile fails, unless FASTBITS_REQUIRE_EXTENSIONS is set."""
+
+    def build_extensions(self) -> None:
+        compile_args, link_args = _compiler_flags(self.compiler.compiler_type)
+        for ext in self.extensions:
+            ext.extra_compile_args = compile_args + ext.extra_compile_args
+            ext.extra_link_args = link_args + ext.extra_link_args
+        super().build_extensions()
 
     def run(self) -> None:
         try:

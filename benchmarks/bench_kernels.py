@@ -35,10 +35,11 @@ import sys
 
 import numpy as np
 
+import fastbits
 from fastbits import _ops_c as fb
 from fastbits._bench.ort import Models, make_session
 from fastbits._bench.report import fmt_time as fmt
-from fastbits._bench.timing import Mode, disable_output_pool, kernel_internals, time_interleaved
+from fastbits._bench.timing import Mode, time_interleaved
 
 try:
     import onnxruntime as ort
@@ -156,7 +157,7 @@ def main(argv=None) -> int:
     if args.threads is not None:
         fb.set_num_threads(args.threads)
     if args.no_pool:
-        disable_output_pool()
+        fastbits.set_config(output_pool=False)
     sessions = {}
     rows = []
     for label, bar, fast, slow, ort_inputs in cases(args.quick):
@@ -172,7 +173,9 @@ def main(argv=None) -> int:
         rows.append((label, bar, medians))
         print(f"  measured {label}", file=sys.stderr)
 
-    have_threads, (hits, misses, idle) = kernel_internals()
+    info = fastbits.runtime_info()
+    have_threads = info["threads_available"]
+    hits, misses, idle = info["pool_hits"], info["pool_misses"], info["pool_idle_bytes"]
     print(
         f"fastbits compiled, threads={fb.get_num_threads()} (thread team {'on' if have_threads else 'off'}); "
         f"numpy {np.__version__}; onnxruntime {ort.__version__ if ort else 'not installed'} "

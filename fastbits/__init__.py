@@ -8,6 +8,7 @@ array([1065353216], dtype=int32)
 """
 
 from . import spec
+from ._config import config_context, get_config, release_memory, runtime_info, set_config
 from ._ops import BACKEND, bitcast, bitwise_and, get_num_threads, set_num_threads
 from ._version import __version__
 from .errors import (
@@ -36,7 +37,12 @@ __all__ = [
     "__version__",
     "bitcast",
     "bitwise_and",
+    "config_context",
+    "get_config",
     "get_num_threads",
+    "release_memory",
+    "runtime_info",
+    "set_config",
     "set_num_threads",
     "spec",
 ]

@@ -2,7 +2,8 @@
 
 ``FASTBITS_PURE_PYTHON=1`` in the environment forces the pure path.
 :data:`BACKEND` says which path is active: ``"cython"`` or ``"python"``;
-:data:`FALLBACK_REASON` says why the pure path runs when nobody asked for it.
+:data:`FALLBACK_REASON` says why the pure path runs when nobody asked for it;
+:data:`runtime` is the active runtime module (threads, pool, configuration).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0"
 FALLBACK_REASON: str | None = None
 
 if TYPE_CHECKING or PURE_PYTHON:
+    from . import _runtime_py as runtime
     from ._ops_py import bitcast, bitwise_and, get_num_threads, set_num_threads
 
     BACKEND = "python"
 else:
     try:
+        from . import _runtime as runtime
         from ._ops_c import bitcast, bitwise_and, get_num_threads, set_num_threads
 
         BACKEND = "cython"
@@ -35,8 +38,14 @@ else:
                 RuntimeWarning,
                 stacklevel=2,
             )
+        from . import _runtime_py as runtime
         from ._ops_py import bitcast, bitwise_and, get_num_threads, set_num_threads
 
         BACKEND = "python"
+    else:
+        from ._threadpool import register
 
-__all__ = ["BACKEND", "PURE_PYTHON", "bitcast", "bitwise_and", "get_num_threads", "set_num_threads"]
+        register()
+
+__all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "bitcast", "bitwise_and", "get_num_threads",
+           "runtime", "set_num_threads"]

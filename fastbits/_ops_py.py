@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import spec
+from ._runtime_py import get_num_threads, set_num_threads
 from .spec import BITCAST, BITCAST_T1, BITWISE_AND
 
 __all__ = ["bitcast", "bitwise_and", "get_num_threads", "set_num_threads"]
@@ -130,14 +131,3 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         as_bytes = result.view(np.uint8)
         np.bitwise_and(as_bytes, np.uint8((1 << bits) - 1), out=as_bytes)
     return result
-
-
-def get_num_threads() -> int:
-    """Threads the kernels use: always 1 here, numpy's loops are single-threaded."""
-    return 1
-
-
-def set_num_threads(n: int) -> None:
-    """Accepted for API parity with the compiled path; the pure path stays on one thread."""
-    spec.check_num_threads(n)
-

@@ -516,10 +516,10 @@ def check_copy(op: str, copy: Any) -> bool:
 
 
 
-def check_num_threads(n: Any) -> int:
-    """A thread count for ``set_num_threads``: a positive int."""
+def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ArgumentValueError(f"set_num_threads: 'n' must be a positive int, not {n!r}")
+        raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
     return int(n)
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fastbits
 from fastbits import _ops_py as P
 from fastbits.spec import DataType
 
@@ -21,6 +22,8 @@ from support import ALL_PAIRS, INT_DTYPES, assert_same_bits, bitcast_source, ope
 C = pytest.importorskip("fastbits._ops_c")
 
 pytestmark = pytest.mark.compiled
+
+HAVE_THREADS = fastbits.runtime_info()["threads_available"]
 
 SETTINGS = settings(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
@@ -32,11 +35,8 @@ def threads():
     """Restore the thread settings after a test changes them.  While the test
     runs, threads start at any size, so that small generated arrays take the
     parallel loops too."""
-    before = C.get_num_threads()
-    threshold = C._set_parallel_threshold(0)
-    yield
-    C.set_num_threads(before)
-    C._set_parallel_threshold(threshold)
+    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0):
+        yield
 
 
 # --------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def test_num_threads_roundtrip(threads):
     C.set_num_threads(1)
     assert C.get_num_threads() == 1
     C.set_num_threads(2)
-    assert C.get_num_threads() == (2 if C._HAVE_THREADS else 1)
+    assert C.get_num_threads() == (2 if HAVE_THREADS else 1)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", None, True])
@@ -73,7 +73,7 @@ def _threads_in_subprocess(value):
 
 def test_env_num_threads():
     assert _threads_in_subprocess("1") == 1
-    assert _threads_in_subprocess("3") == (3 if C._HAVE_THREADS else 1)
+    assert _threads_in_subprocess("3") == (3 if HAVE_THREADS else 1)
     # a bad value is ignored with a warning, not an import failure
     assert _threads_in_subprocess("zero") >= 1
 
@@ -105,9 +105,8 @@ def test_large_results_same_for_thread_counts(n, threads):
 @pytest.fixture
 def small_pool():
     """The output pool for results from 1 MiB (its default starts at 32 MiB)."""
-    old = C._set_pool_threshold(1 << 20)
-    yield
-    C._set_pool_threshold(old)
+    with fastbits.config_context(output_pool=True, pool_threshold=1 << 20):
+        yield
 
 
 def test_fresh_results_never_share_memory(small_pool):
@@ -126,18 +125,16 @@ def test_fresh_results_never_share_memory(small_pool):
     del live
     again = C.bitwise_and(a, b)  # may reuse a freed block: must hold the new values
     assert np.array_equal(again, expected)
-    hits, misses, idle = C._pool_info()
-    assert hits + misses > 0 and idle >= 0
+    info = fastbits.runtime_info()
+    if info["output_pool_available"]:
+        assert info["pool_hits"] + info["pool_misses"] > 0 and info["pool_idle_bytes"] >= 0
     again.resize((1 << 21,), refcheck=False)  # numpy reallocates through the pool's handler
     assert np.array_equal(again[: 1 << 20], expected)
-    C._pool_clear()
-    assert C._pool_info()[2] == 0
-    old = C._set_pool_threshold(2**62)  # pool off: plain numpy allocations
-    try:
+    fastbits.release_memory()
+    assert fastbits.runtime_info()["pool_idle_bytes"] == 0
+    with fastbits.config_context(output_pool=False):  # pool off: plain numpy allocations
         plain = C.bitwise_and(a, b)
         assert np.array_equal(plain, expected) and plain.flags.owndata
-    finally:
-        C._set_pool_threshold(old)
 
 
 # --------------------------------------------------------------------------
@@ -358,8 +355,9 @@ def test_pool_after_fork(small_pool):
             pid = os.fork()
             if pid == 0:  # the child: allocate pooled results, exit 0 if they are right
                 ok = all(int(C.bitwise_and(np.full(1 << 21, 7, np.int32), np.int32(3))[-1]) == 3 for _ in range(4))
-                threads = 2 if C._HAVE_THREADS else 1
-                ok = ok and C.get_num_threads() == threads and C._team_info()[0] >= threads - 1
+                threads = 2 if HAVE_THREADS else 1
+                helpers = fastbits.runtime_info()["helper_threads"]
+                ok = ok and C.get_num_threads() == threads and helpers >= threads - 1
                 os._exit(0 if ok else 1)
             _, status = os.waitpid(pid, 0)
             assert os.waitstatus_to_exitcode(status) == 0
@@ -372,7 +370,7 @@ def test_pool_after_fork(small_pool):
 @pytest.mark.compiled
 def test_helpers_take_part_in_large_calls():
     """Large calls are shared with the team's helpers (not a timing: a count of pieces)."""
-    if not C._HAVE_THREADS:
+    if not HAVE_THREADS:
         pytest.skip("built without threads")
     a = np.arange(1 << 24, dtype=np.int32)
     b = a[::-1].copy()
@@ -380,10 +378,11 @@ def test_helpers_take_part_in_large_calls():
     old = C.get_num_threads()
     C.set_num_threads(2)
     try:
-        _, before = C._team_info()
+        before = fastbits.runtime_info()["helper_pieces"]
         for _ in range(20):
             C.bitwise_and(a, b, out=out)
-        started, after = C._team_info()
+        info = fastbits.runtime_info()
+        started, after = info["helper_threads"], info["helper_pieces"]
     finally:
         C.set_num_threads(old)
     np.testing.assert_array_equal(out, a & b)

@@ -1,8 +1,4 @@
-"""How the suite times: modes, interleaved samples, medians, the bandwidth ceiling.
-
-Also the one place where the benchmarks reach the compiled module's private
-hooks (:func:`disable_output_pool`, :func:`kernel_internals`).
-"""
+"""How the suite times: modes, interleaved samples, medians, the bandwidth ceiling."""
 
 from __future__ import annotations
 
@@ -192,17 +188,3 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # The compiled module's private hooks: the benchmarks reach them here and
 # nowhere else, so that a public configuration API can replace them in one spot.
-
-def disable_output_pool() -> None:
-    """Turn the compiled module's output pool off: fresh results are plain numpy allocations."""
-    from fastbits import _ops_c
-
-    _ops_c._set_pool_threshold(2**62)
-
-
-def kernel_internals() -> tuple[bool, tuple[int, int, int]]:
-    """Whether the compiled module was built with its thread team, and its output pool's
-    (reuses, new blocks, idle bytes) so far."""
-    from fastbits import _ops_c
-
-    return _ops_c._HAVE_THREADS, _ops_c._pool_info()

@@ -1,0 +1,127 @@
+/* Byte-level moves (see bytes.h for the contract). */
+#include "bytes.h"
+
+#include <string.h>
+
+#if FB_STREAM
+#include <emmintrin.h>
+#endif
+
+static inline uint16_t bswap16(uint16_t x) { return (uint16_t)((x >> 8) | (x << 8)); }
+static inline uint32_t bswap32(uint32_t x) {
+    return ((x & 0xff000000u) >> 24) | ((x & 0x00ff0000u) >> 8) | ((x & 0x0000ff00u) << 8)
+         | ((x & 0x000000ffu) << 24);
+}
+static inline uint64_t bswap64(uint64_t x) {
+    return ((uint64_t)bswap32((uint32_t)x) << 32) | (uint64_t)bswap32((uint32_t)(x >> 32));
+}
+
+/* Loads and stores through memcpy: any alignment, no aliasing assumptions; compilers turn them
+   into plain moves and the swaps into bswap instructions. */
+#define SWAP_ONE(BITS, q, p)                                                                      \
+    do {                                                                                          \
+        uint##BITS##_t v_;                                                                        \
+        memcpy(&v_, (p), BITS / 8);                                                               \
+        v_ = bswap##BITS(v_);                                                                     \
+        memcpy((q), &v_, BITS / 8);                                                               \
+    } while (0)
+
+#define MOVE_ONE(BITS, q, p)                                                                      \
+    do {                                                                                          \
+        uint##BITS##_t v_;                                                                        \
+        memcpy(&v_, (p), BITS / 8);                                                               \
+        memcpy((q), &v_, BITS / 8);                                                               \
+    } while (0)
+
+/* Contiguous byte swaps, n items of ``itemsize`` bytes in ``unit``-byte units. */
+FB_CLONES static void swap_contiguous(char *o, const char *a, fb_ssize n, fb_ssize itemsize, int unit) {
+    fb_ssize i, m = n * (itemsize / unit);
+    if (unit == 2) {
+        for (i = 0; i < m; i++) SWAP_ONE(16, o + 2 * i, a + 2 * i);
+    } else if (unit == 4) {
+        for (i = 0; i < m; i++) SWAP_ONE(32, o + 4 * i, a + 4 * i);
+    } else {
+        for (i = 0; i < m; i++) SWAP_ONE(64, o + 8 * i, a + 8 * i);
+    }
+}
+
+/* o[i] = a[i] & mask, contiguous bytes. */
+FB_CLONES static void mask_contiguous(uint8_t *o, const uint8_t *a, uint8_t mask, fb_ssize n) {
+    fb_ssize i;
+    for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i] & mask);
+}
+
+void fb_copy_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, fb_ssize itemsize,
+                 int swap, int mask) {
+    fb_ssize i, h;
+    if (mask) {
+        const uint8_t m = (uint8_t)mask;
+        if (so == 1 && sa == 1) {
+            mask_contiguous((uint8_t *)o, (const uint8_t *)a, m, n);
+        } else {
+            for (i = 0; i < n; i++) *(uint8_t *)(o + i * so) = (uint8_t)(*(const uint8_t *)(a + i * sa) & m);
+        }
+        return;
+    }
+    if (swap == 0) {
+        if (so == itemsize && sa == itemsize) {
+            memcpy(o, a, (size_t)(n * itemsize));
+            return;
+        }
+        switch (itemsize) {
+        case 1: for (i = 0; i < n; i++) o[i * so] = a[i * sa]; return;
+        case 2: for (i = 0; i < n; i++) MOVE_ONE(16, o + i * so, a + i * sa); return;
+        case 4: for (i = 0; i < n; i++) MOVE_ONE(32, o + i * so, a + i * sa); return;
+        case 8: for (i = 0; i < n; i++) MOVE_ONE(64, o + i * so, a + i * sa); return;
+        default: for (i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, (size_t)itemsize); return;
+        }
+    }
+    if (so == itemsize && sa == itemsize) {
+        swap_contiguous(o, a, n, itemsize, swap);
+        return;
+    }
+    if (itemsize == swap) {
+        switch (swap) {
+        case 2: for (i = 0; i < n; i++) SWAP_ONE(16, o + i * so, a + i * sa); return;
+        case 4: for (i = 0; i < n; i++) SWAP_ONE(32, o + i * so, a + i * sa); return;
+        default: for (i = 0; i < n; i++) SWAP_ONE(64, o + i * so, a + i * sa); return;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const char *p = a + i * sa;
+        char *q = o + i * so;
+        for (h = 0; h < itemsize; h += swap) {
+            if (swap == 2) SWAP_ONE(16, q + h, p + h);
+            else if (swap == 4) SWAP_ONE(32, q + h, p + h);
+            else SWAP_ONE(64, q + h, p + h);
+        }
+    }
+}
+
+void fb_prefetch_tile(const char *p, fb_ssize line_stride, fb_ssize ncols, fb_ssize col_stride,
+                      fb_ssize nbytes) {
+    fb_ssize j, l;
+    const fb_ssize dir = line_stride > 0 ? 1 : -1;
+    for (j = 0; j < ncols; j++)
+        for (l = 0; l < nbytes; l += 64) FB_PREFETCH(p + j * col_stride + l * dir);
+}
+
+#if FB_STREAM
+void fb_stream_store(char *dst, const char *src, fb_ssize nbytes) {
+    fb_ssize i;
+    for (i = 0; i < nbytes; i += 64) {
+        __m128i x0 = _mm_load_si128((const __m128i *)(src + i));
+        __m128i x1 = _mm_load_si128((const __m128i *)(src + i + 16));
+        __m128i x2 = _mm_load_si128((const __m128i *)(src + i + 32));
+        __m128i x3 = _mm_load_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), x0);
+        _mm_stream_si128((__m128i *)(dst + i + 16), x1);
+        _mm_stream_si128((__m128i *)(dst + i + 32), x2);
+        _mm_stream_si128((__m128i *)(dst + i + 48), x3);
+    }
+}
+void fb_stream_fence(void) { _mm_sfence(); }
+#else
+void fb_stream_store(char *dst, const char *src, fb_ssize nbytes) { memcpy(dst, src, (size_t)nbytes); }
+void fb_stream_fence(void) {}
+#endif

@@ -1,0 +1,44 @@
+/* Elementwise loops over one row: every bitwise operation at every integer width, with
+   CPU-dispatch clones for the contiguous cases and streaming stores for large results.
+
+   A row is n elements with byte strides of any sign (0: one value repeated).  The output may be
+   exactly one of the inputs (the same pointer and stride) but must not overlap them otherwise:
+   the caller copies such an input first. */
+#ifndef FASTBITS_LOOPS_H
+#define FASTBITS_LOOPS_H
+
+#include "platform.h"
+
+typedef enum {
+    FB_OP_AND = 0, /* a & b */
+    FB_OP_OR = 1,  /* a | b */
+    FB_OP_XOR = 2, /* a ^ b */
+    FB_OP_SHL = 3, /* a << b; 0 when b is negative or at least the bit width */
+    FB_OP_SHR = 4, /* a >> b, logical; 0 when b is out of range */
+    FB_OP_SAR = 5, /* a >> b, arithmetic (sign-extending); b out of range gives 0, or -1 for a < 0 */
+    FB_OP_NOT = 6, /* ~a (unary: b is ignored) */
+    FB_OP_COPY = 7 /* a, byte-swapped or masked as BitCast's copy needs (unary) */
+} fb_op;
+
+#define FB_NUM_OPS 8
+
+/* What one row computes. */
+typedef struct {
+    int op;     /* an fb_op */
+    int width;  /* bytes per element: 1, 2, 4 or 8 (FB_OP_COPY: any itemsize) */
+    int swap;   /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
+    int mask;   /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
+    int stream; /* the whole result is large: write long contiguous runs around the cache */
+} fb_kernel;
+
+/* 1 for the ops that read one input. */
+int fb_op_unary(int op);
+
+/* 1 when ``op`` has loops for elements of ``width`` bytes. */
+int fb_op_supported(int op, int width);
+
+/* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
+void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
+            fb_ssize so, fb_ssize sa, fb_ssize sb);
+
+#endif /* FASTBITS_LOOPS_H */

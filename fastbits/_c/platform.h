@@ -1,0 +1,65 @@
+/* Compiler and platform switches shared by fastbits' C files: the index type, CPU-dispatch
+   clones, symbol export and sanitizer detection.  Nothing here allocates or computes. */
+#ifndef FASTBITS_PLATFORM_H
+#define FASTBITS_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h> /* defines __GLIBC__ on glibc */
+
+/* Element counts and byte strides: Py_ssize_t is ptrdiff_t on every platform CPython runs on. */
+typedef ptrdiff_t fb_ssize;
+
+/* CPU dispatch: GCC compiles a function marked FB_CLONES for AVX-512F, AVX2 and the baseline and
+   picks one when the module loads, through an ifunc.  ifuncs exist only with glibc's loader, so
+   musl, macOS, Windows and clang builds compile the baseline loops alone. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
+    && defined(__GLIBC__) && !defined(FB_NO_CLONES)
+#define FB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define FB_HAVE_CLONES 1
+#else
+#define FB_CLONES
+#define FB_HAVE_CLONES 0
+#endif
+
+/* Symbols other code looks up by name (threadpoolctl, through ctypes). */
+#if defined(_WIN32)
+#define FB_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define FB_EXPORT __attribute__((visibility("default")))
+#else
+#define FB_EXPORT
+#endif
+
+/* Sanitizer builds: caches that reuse memory would hide a use-after-free from them. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define FB_SANITIZED 1
+#endif
+#endif
+#if !defined(FB_SANITIZED) && (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__))
+#define FB_SANITIZED 1
+#endif
+#if !defined(FB_SANITIZED)
+#define FB_SANITIZED 0
+#endif
+
+/* POSIX threads for the team (FB_NO_THREADS: a single-threaded build). */
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(FB_NO_THREADS)
+#define FB_THREADS 1
+#else
+#define FB_THREADS 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FB_ALIGNED(n) __attribute__((aligned(n)))
+#define FB_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 0)
+#elif defined(_MSC_VER)
+#define FB_ALIGNED(n) __declspec(align(n))
+#define FB_PREFETCH(p) ((void)(p))
+#else
+#define FB_ALIGNED(n)
+#define FB_PREFETCH(p) ((void)(p))
+#endif
+
+#endif /* FASTBITS_PLATFORM_H */

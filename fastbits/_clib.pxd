@@ -1,0 +1,68 @@
+# Declarations of fastbits' C sources (fastbits/_c/*.h), written once for every Cython module
+# that calls them.  The C is compiled into the module that owns it (setup.py says which).
+
+from libc.stddef cimport size_t
+
+
+cdef extern from "_c/platform.h":
+    const int FB_HAVE_CLONES
+    const int FB_SANITIZED
+
+
+cdef extern from "_c/team.h":
+    const int FB_MAX_THREADS
+    ctypedef void (*fb_piece_fn)(void* ctx, Py_ssize_t piece, int slot) noexcept nogil
+    void fb_team_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
+    int fb_threads_get() noexcept nogil
+    void fb_threads_set(int n) noexcept nogil
+    int fb_team_available() noexcept nogil
+    void fb_team_stats(int* started, Py_ssize_t* helper_pieces) noexcept nogil
+    int fb_team_init() noexcept nogil
+
+
+cdef extern from "_c/pool.h":
+    ctypedef struct fb_pool_stats_t:
+        size_t hits
+        size_t misses
+        size_t idle_bytes
+        size_t idle_blocks
+    const size_t FB_POOL_MAX_BYTES
+    const int FB_POOL_SLOTS
+    const double FB_POOL_MAX_AGE
+    int fb_pool_available() noexcept nogil
+    void* fb_pool_malloc(void* ctx, size_t size) noexcept nogil
+    void* fb_pool_calloc(void* ctx, size_t nelem, size_t elsize) noexcept nogil
+    void* fb_pool_realloc(void* ctx, void* ptr, size_t new_size) noexcept nogil
+    void fb_pool_free(void* ctx, void* ptr, size_t size) noexcept nogil
+    size_t fb_pool_release() noexcept nogil
+    void fb_pool_stats(fb_pool_stats_t* stats) noexcept nogil
+    int fb_pool_init() noexcept nogil
+
+
+cdef extern from "_c/loops.h":
+    ctypedef enum fb_op:
+        FB_OP_AND
+        FB_OP_OR
+        FB_OP_XOR
+        FB_OP_SHL
+        FB_OP_SHR
+        FB_OP_SAR
+        FB_OP_NOT
+        FB_OP_COPY
+    ctypedef struct fb_kernel:
+        int op
+        int width
+        int swap
+        int mask
+        int stream
+    int fb_op_unary(int op) noexcept nogil
+    int fb_op_supported(int op, int width) noexcept nogil
+    void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
+                Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
+
+
+cdef extern from "_c/bytes.h":
+    void fb_copy_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
+                     Py_ssize_t itemsize, int swap, int mask) noexcept nogil
+    void fb_prefetch_tile(const char* p, Py_ssize_t line_stride, Py_ssize_t ncols,
+                          Py_ssize_t col_stride, Py_ssize_t nbytes) noexcept nogil

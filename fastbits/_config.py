@@ -1,0 +1,142 @@
+"""fastbits' configuration: one documented API, functions and a context manager.
+
+In the manner of ``sklearn.set_config`` / ``config_context`` and threadpoolctl's
+``threadpool_limits``: :func:`get_config` reads the settings, :func:`set_config` changes them,
+:func:`config_context` changes them for a ``with`` block and puts them back after it.  The
+settings are process-wide (the compiled kernels read them from every thread).
+:func:`runtime_info` reports the thread team's and the output pool's state, and
+:func:`release_memory` gives the pool's idle memory back.  Every value is checked here; the
+active runtime (:mod:`fastbits._runtime`, or :mod:`fastbits._runtime_py` on the pure path)
+applies it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from . import spec
+from ._ops import runtime as _runtime
+from .errors import ArgumentTypeError, ArgumentValueError
+
+__all__ = ["config_context", "get_config", "release_memory", "runtime_info", "set_config"]
+
+
+def get_config() -> dict[str, Any]:
+    """The current settings.
+
+    Returns
+    -------
+    dict
+        ``num_threads``: the threads a large call may use (1 on the pure path and in builds
+        without threads).  ``parallel_threshold``: the output size in bytes from which a
+        streaming loop shares its work with the thread team (loops that transpose or gather
+        do from a 16th of it).  ``output_pool``: whether large fresh results come from the
+        output pool.  ``pool_threshold``: the size in bytes from which they do.
+    """
+    return _runtime.current_config()
+
+
+def _size(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"set_config: '{name}' must be an int (bytes), not {value!r}")
+    if value < 0:
+        raise ArgumentValueError(f"set_config: '{name}' must be at least 0 bytes, not {value!r}")
+    return min(int(value), 2**62)
+
+
+def set_config(
+    *,
+    num_threads: int | None = None,
+    parallel_threshold: int | None = None,
+    output_pool: bool | None = None,
+    pool_threshold: int | None = None,
+) -> None:
+    """Change settings; an argument left at None keeps its setting.
+
+    Parameters
+    ----------
+    num_threads : int, optional
+        Threads a large call may use, the caller included (a positive int); the same as
+        :func:`fastbits.set_num_threads`.  Its default is ``FASTBITS_NUM_THREADS``, else
+        ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
+        threadpoolctl's ``threadpool_limits`` changes it too.
+    parallel_threshold : int, optional
+        Output bytes from which a streaming loop uses the thread team (default 8 MiB; loops
+        that transpose or gather: a 16th of it).  0 uses the team for every call.
+    output_pool : bool, optional
+        Serve large fresh results from the output pool (default True where the pool exists:
+        not in sanitizer builds, nor on platforms without ``MADV_FREE``, where it stays False).
+        False also gives its idle memory back.
+    pool_threshold : int, optional
+        Fresh results from this many bytes come from the pool (default 32 MiB).
+
+    Raises
+    ------
+    ArgumentValueError, ArgumentTypeError
+        A value of the wrong kind or out of range; nothing is changed then.
+    """
+    if num_threads is not None:
+        num_threads = spec.check_num_threads(num_threads, "set_config: 'num_threads'")
+    if parallel_threshold is not None:
+        parallel_threshold = _size("parallel_threshold", parallel_threshold)
+    if pool_threshold is not None:
+        pool_threshold = _size("pool_threshold", pool_threshold)
+    if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
+        raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
+    _runtime.configure(
+        num_threads=num_threads,
+        parallel_threshold=parallel_threshold,
+        output_pool=None if output_pool is None else bool(output_pool),
+        pool_threshold=pool_threshold,
+    )
+
+
+@contextlib.contextmanager
+def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
+    """Change settings for a ``with`` block; the old ones come back after it, even on error.
+
+    Takes the keyword arguments of :func:`set_config` and yields the settings in force.
+
+    >>> import fastbits
+    >>> with fastbits.config_context(num_threads=1):
+    ...     fastbits.get_num_threads()
+    1
+    """
+    unknown = sorted(set(settings) - set(get_config()))
+    if unknown:
+        raise ArgumentTypeError(
+            f"config_context: unknown setting(s) {', '.join(unknown)}; expected some of "
+            f"{', '.join(sorted(get_config()))}"
+        )
+    before = get_config()
+    set_config(**settings)
+    try:
+        yield get_config()
+    finally:
+        set_config(**{name: before[name] for name in settings})
+
+
+def runtime_info() -> dict[str, Any]:
+    """The runtime's state: which backend, the thread team, the output pool.
+
+    Keys: ``backend``; ``threads_available`` (the build has the thread team);
+    ``helper_threads`` (helpers started so far) and ``helper_pieces`` (pieces of work they ran);
+    ``output_pool_available``; ``pool_hits`` and ``pool_misses`` (large fresh results served
+    from an idle block, or from new memory); ``pool_idle_bytes`` and ``pool_idle_blocks``
+    (held now); ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds);
+    ``sanitized_build``.
+    """
+    return _runtime.runtime_info()
+
+
+def release_memory() -> int:
+    """Give the output pool's idle blocks back to the system now; return the bytes released.
+
+    Idle blocks go back by themselves too: the kernel may take their pages whenever it needs
+    memory (``MADV_FREE``), and a block idle for 10 s is freed at the next large allocation.
+    """
+    return _runtime.release_memory()

@@ -1,0 +1,120 @@
+"""How many threads fastbits uses by default: what the environment and the machine allow.
+
+In order: ``FASTBITS_NUM_THREADS``; else ``OMP_NUM_THREADS`` (its first value), which
+joblib/loky set in their workers to keep nested parallelism in check; else the CPUs this
+process may run on (its affinity mask), capped by the CPU quota of its cgroup (a container
+allowed 2 CPUs of a 64-CPU host gets 2).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+
+__all__ = ["available_cpus", "cgroup_cpu_limit", "default_num_threads"]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _quota_v2(text: str | None) -> float | None:
+    """CPUs allowed by a cgroup v2 ``cpu.max`` ("max 100000" or "200000 100000")."""
+    if not text:
+        return None
+    parts = text.split()
+    if len(parts) != 2 or parts[0] == "max":
+        return None
+    try:
+        quota, period = int(parts[0]), int(parts[1])
+    except ValueError:
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def _quota_v1(quota_text: str | None, period_text: str | None) -> float | None:
+    """CPUs allowed by cgroup v1's ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us`` (-1: none)."""
+    try:
+        quota, period = int((quota_text or "").strip()), int((period_text or "").strip())
+    except ValueError:
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def cgroup_cpu_limit(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/cgroup") -> float | None:
+    """The CPU quota of this process's cgroup and its ancestors, in CPUs; None without one.
+
+    Reads cgroup v2 (``cpu.max``) or v1 (``cpu.cfs_quota_us``); the smallest quota on the
+    path from the process's cgroup to the root applies.
+    """
+    listing = _read(proc_cgroup)
+    if listing is None:
+        return None
+    limits = []
+    for line in listing.splitlines():
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _, controllers, path = fields
+        path = path.strip().strip("/")
+        parts = path.split("/") if path else []
+        if controllers == "":  # v2: one unified hierarchy
+            for depth in range(len(parts), -1, -1):
+                directory = os.path.join(root, *parts[:depth])
+                limits.append(_quota_v2(_read(os.path.join(directory, "cpu.max"))))
+        elif "cpu" in controllers.split(","):  # v1: the cpu controller's hierarchy
+            for name in (controllers, "cpu", "cpu,cpuacct"):
+                base = os.path.join(root, name)
+                if os.path.isdir(base):
+                    break
+            for depth in range(len(parts), -1, -1):
+                directory = os.path.join(base, *parts[:depth])
+                limits.append(
+                    _quota_v1(
+                        _read(os.path.join(directory, "cpu.cfs_quota_us")),
+                        _read(os.path.join(directory, "cpu.cfs_period_us")),
+                    )
+                )
+    found = [limit for limit in limits if limit is not None]
+    return min(found) if found else None
+
+
+def available_cpus() -> int:
+    """CPUs this process may use: its affinity mask, capped by its cgroup's CPU quota."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    quota = cgroup_cpu_limit()
+    if quota is not None:
+        count = min(count, math.ceil(quota))
+    return max(1, count)
+
+
+def _positive(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    first = value.split(",")[0].strip()  # OMP_NUM_THREADS may list one value per nesting level
+    try:
+        count = int(first)
+    except ValueError:
+        count = 0
+    if count >= 1:
+        return count
+    warnings.warn(f"fastbits: {name}={value!r} is not a positive int; ignored", RuntimeWarning, stacklevel=3)
+    return None
+
+
+def default_num_threads() -> int:
+    """``FASTBITS_NUM_THREADS``, else ``OMP_NUM_THREADS``, else :func:`available_cpus`."""
+    for name in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS"):
+        count = _positive(name)
+        if count is not None:
+            return count
+    return available_cpus()

@@ -1,0 +1,19 @@
+# The runtime's C-level interface, for the broadcast engine and the entry points.
+from cpython.object cimport PyObject
+cimport numpy as cnp
+
+from ._clib cimport fb_piece_fn
+
+# Threads one call may use now (the thread limit, at most FB_MAX_THREADS; 1 without the team).
+cdef int call_threads() noexcept nogil
+
+# Run pieces [0, npieces) of fn on the caller and up to ``helpers`` helpers of the thread team
+# (fastbits/_c/team.h: fb_team_run).
+cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
+
+# Output bytes from which streaming loops use the team (transposes and gathers: a 16th of it).
+cdef Py_ssize_t parallel_threshold() noexcept nogil
+
+# A new C-contiguous array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, from the
+# output pool when it is on and the array is large.  Raises numpy's MemoryError or ValueError.
+cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes)

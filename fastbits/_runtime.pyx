@@ -1,0 +1,176 @@
+# cython: language_level=3
+"""The runtime: the thread limit, fresh results and the output pool, the configuration.
+
+It owns fastbits' C thread team and output pool (``fastbits/_c/team.c``, ``pool.c``): the
+broadcast engine runs its pieces on the team, and the entry points allocate their results
+here.  Python code reaches it through :mod:`fastbits._config` (``get_config``,
+``set_config``, ``config_context``, ``runtime_info``, ``release_memory``) and
+``fastbits.get_num_threads`` / ``set_num_threads``; threadpoolctl reaches the thread limit
+through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this
+module's shared library (see :mod:`fastbits._threadpool`).
+"""
+
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport uint8_t
+from libc.string cimport strncpy
+cimport numpy as cnp
+
+from ._clib cimport (
+    FB_MAX_THREADS, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_POOL_SLOTS, FB_SANITIZED,
+    fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
+    fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
+    fb_team_init, fb_team_run, fb_team_stats, fb_threads_get, fb_threads_set, fb_piece_fn,
+)
+
+from . import _cpus, spec
+
+cnp.import_array()
+
+
+cdef extern from "numpy/arrayobject.h":
+    ctypedef struct PyDataMemAllocator:
+        void* ctx
+        void* (*malloc)(void* ctx, size_t size) noexcept nogil
+        void* (*calloc)(void* ctx, size_t nelem, size_t elsize) noexcept nogil
+        void* (*realloc)(void* ctx, void* ptr, size_t new_size) noexcept nogil
+        void (*free)(void* ctx, void* ptr, size_t size) noexcept nogil
+    ctypedef struct PyDataMem_Handler:
+        char name[127]
+        uint8_t version
+        PyDataMemAllocator allocator
+    object PyDataMem_SetHandler(object handler)
+    # declared with PyObject* so that the stolen descr reference is explicit
+    object PyArray_Empty_steals "PyArray_Empty"(int nd, cnp.npy_intp* dims, void* descr, int fortran)
+    object PyCapsule_New(void* pointer, const char* name, void* destructor)
+
+
+# ---------------------------------------------------------------------------
+# Threads
+
+if fb_team_init() != 0:
+    raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
+fb_threads_set(_cpus.default_num_threads())
+
+# Below this much output a streaming loop runs on its caller alone: waking a helper costs tens
+# of microseconds and a memory-bound loop gains little from a second core below several MiB.
+cdef Py_ssize_t _parallel_bytes = 1 << 23
+
+
+cdef int call_threads() noexcept nogil:
+    cdef int n = fb_threads_get()
+    if not fb_team_available():
+        return 1
+    return n if n < FB_MAX_THREADS else FB_MAX_THREADS
+
+
+cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil:
+    fb_team_run(fn, ctx, npieces, helpers)
+
+
+cdef Py_ssize_t parallel_threshold() noexcept nogil:
+    return _parallel_bytes
+
+
+def get_num_threads():
+    """Threads the kernels use for large arrays (1 when built without threads)."""
+    return fb_threads_get()
+
+
+def set_num_threads(n):
+    """Set the threads the kernels use above the size threshold (a positive int).
+
+    Built without threads, the value is accepted and the kernels stay on one thread.
+    """
+    n = spec.check_num_threads(n)
+    fb_threads_set(min(n, 2**31 - 1))
+
+
+# ---------------------------------------------------------------------------
+# Fresh results and the output pool
+
+cdef PyDataMem_Handler _handler
+strncpy(_handler.name, b"fastbits_output_pool", 126)
+_handler.version = 1
+_handler.allocator.ctx = NULL
+_handler.allocator.malloc = fb_pool_malloc
+_handler.allocator.calloc = fb_pool_calloc
+_handler.allocator.realloc = fb_pool_realloc
+_handler.allocator.free = fb_pool_free
+_POOL_HANDLER = PyCapsule_New(<void*>&_handler, "mem_handler", NULL)
+if fb_pool_init() != 0:
+    raise ImportError("fastbits._runtime: could not register the output pool's fork handler")
+
+# Fresh results at least this large come from the pool.  Below 32 MiB glibc's malloc already
+# reuses freed memory whose pages are mapped and often still in cache: the pool measured
+# slower there (4 MiB of int32: 330 us against 190 us).
+cdef Py_ssize_t _pool_bytes = 1 << 25
+cdef bint _pool_on = fb_pool_available()
+
+
+cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes):
+    if not _pool_on or nbytes < _pool_bytes:
+        Py_INCREF(<object>descr)  # PyArray_Empty steals it
+        return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
+    old = PyDataMem_SetHandler(_POOL_HANDLER)
+    try:
+        Py_INCREF(<object>descr)
+        return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
+    finally:
+        PyDataMem_SetHandler(old)
+
+
+# ---------------------------------------------------------------------------
+# Configuration (validated by fastbits._config)
+
+def current_config():
+    """The settings, as :func:`fastbits.get_config` reports them."""
+    return {
+        "num_threads": get_num_threads(),
+        "parallel_threshold": int(_parallel_bytes),
+        "output_pool": bool(_pool_on),
+        "pool_threshold": int(_pool_bytes),
+    }
+
+
+def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None):
+    """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
+    global _parallel_bytes, _pool_bytes, _pool_on
+    if num_threads is not None:
+        set_num_threads(num_threads)
+    if parallel_threshold is not None:
+        _parallel_bytes = parallel_threshold
+    if pool_threshold is not None:
+        _pool_bytes = pool_threshold
+    if output_pool is not None:
+        _pool_on = bool(output_pool) and fb_pool_available()
+        if not _pool_on:
+            fb_pool_release()
+
+
+def runtime_info():
+    """The thread team's and the output pool's state, as :func:`fastbits.runtime_info` reports it."""
+    cdef int started = 0
+    cdef Py_ssize_t pieces = 0
+    cdef fb_pool_stats_t pool
+    fb_team_stats(&started, &pieces)
+    fb_pool_stats(&pool)
+    return {
+        "backend": "cython",
+        "threads_available": bool(fb_team_available()),
+        "helper_threads": int(started),
+        "helper_pieces": int(pieces),
+        "output_pool_available": bool(fb_pool_available()),
+        "pool_hits": int(pool.hits),
+        "pool_misses": int(pool.misses),
+        "pool_idle_bytes": int(pool.idle_bytes),
+        "pool_idle_blocks": int(pool.idle_blocks),
+        "pool_max_idle_bytes": int(FB_POOL_MAX_BYTES),
+        "pool_max_idle_seconds": float(FB_POOL_MAX_AGE),
+        "sanitized_build": bool(FB_SANITIZED),
+    }
+
+
+def release_memory():
+    """Give the output pool's idle blocks back to the system; return the bytes released."""
+    return int(fb_pool_release())
