@@ -17,6 +17,12 @@ import pytest
 import fastbits
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
+GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
+SIBLINGS = ("or", "xor", "not", "shl", "shr")   # BitwiseAnd's siblings, by Case.op
+
+
+def report_fastbits() -> str:
+    return "fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py"
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +42,13 @@ def test_bench_runs_and_prints_the_table(smoke_run):
     assert out.startswith("machine: ")
     assert f"fastbits {fastbits.__version__}, backend {fastbits.BACKEND}" in out
     assert "memory-bandwidth ceiling" in out
-    assert "| case " in out and "numpy" in out
-    for group in ("[contiguous]", "[broadcast]", "[strided]", "[out]", "[bitcast]"):
-        assert group in out
+    assert "cache-resident copy" in out and "% of ceiling: " in out
+    assert ("fastbits._engine.stream_probe" in out) == (fastbits.BACKEND == "cython")
+    assert ("fallback: " in out) == (fastbits.BACKEND != "cython")
+    assert "| case " in out and "numpy" in out and "% ceil" in out
+    assert f"{report_fastbits()} % of ceiling" in out
+    for group in GROUPS:
+        assert f"[{group}]" in out
     assert "done in" in result.stderr   # the progress display goes to stderr
 
 
@@ -51,13 +61,21 @@ def test_bench_json(smoke_run):
     assert set(meta) >= {"machine", "python", "versions", "fastbits_backend", "threads", "mode", "method"}
     assert meta["fastbits_backend"] == fastbits.BACKEND and meta["mode"] == "smoke"
     assert meta["machine"]["cores"] >= 1 and meta["versions"]["numpy"]
-    assert report["ceiling"]["gbps_1_thread"] > 0
+    ceiling = report["ceiling"]
+    assert ceiling["gbps_1_thread"] > 0 and ceiling["gbps_threads"] > 0 and ceiling["threads"] >= 1
+    assert ceiling["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert ("fallback" in ceiling) == (fastbits.BACKEND != "cython")
+    assert ceiling["cache"]["gbps"] > 0 and ceiling["cache"]["array_bytes"] > 0
+    assert ceiling["out_of_cache_bytes"] == 8 << 20 and ceiling["rule"]
     names = {impl["name"] for impl in report["implementations"]}
+    assert all(impl["threads"] is None or impl["threads"] >= 1 for impl in report["implementations"])
     assert names >= IMPLS
     assert report["fastbits"] == ("fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py")
-    assert {case["group"] for case in report["cases"]} == {"contiguous", "broadcast", "strided", "out", "bitcast"}
+    assert {case["group"] for case in report["cases"]} >= GROUPS
     for case in report["cases"]:
-        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results"}
+        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results", "ceiling", "note"}
+        # smoke cases are small: measured against the cache copy (or nothing, moving no bytes)
+        assert case["ceiling"] == ("cache" if case["bytes"] else None)
         assert set(case["results"]) == names
         numpy = case["results"]["numpy"]
         assert numpy["status"] == "ok" and numpy["speedup_vs_numpy"] == 1.0
@@ -69,6 +87,9 @@ def test_bench_json(smoke_run):
             assert res["status"] in ("ok", "absent", "n/a", "wrong", "error")
             if res["status"] != "ok":
                 assert res["reason"]
+            elif case["bytes"]:
+                assert res["ceiling"] == "cache copy, 1 thread" and res["ceiling_gbps"] > 0
+                assert res["percent_of_ceiling"] == pytest.approx(100 * res["gbps"] / res["ceiling_gbps"])
         # both fastbits paths agree with numpy bit for bit
         assert case["results"]["fastbits-py"]["status"] == "ok"
         assert case["results"]["fastbits-c"]["status"] in ("ok", "absent")
@@ -118,8 +139,8 @@ def test_bench_clears_the_progress_line_before_the_header(monkeypatch):
     monkeypatch.setattr(sys, "stderr", screen)
     assert _bench.main(["--smoke", "--filter", "bitcast"]) == 0
     text = screen.getvalue()
-    assert "ceilingmachine: " not in text
-    assert "memory-bandwidth ceiling\r\x1b[Kmachine: " in text   # the progress line erased first
+    assert "ceilingsmachine: " not in text
+    assert "memory-bandwidth ceilings\r\x1b[Kmachine: " in text   # the progress line erased first
 
 
 def test_cases_cover_the_issue():
@@ -134,6 +155,140 @@ def test_cases_cover_the_issue():
     for needle in ("scalar", "row", "column", "(5,)", "(3,4,5) & (5,)", "(3,4,5,6) & (4,5,6)",
                    "[::2]", ".T", "out=", "view", "copy", ">i4", "int4->uint4"):
         assert any(needle in name for name in quick), needle
+    # BitwiseAnd's siblings: a row each in quick, a shift by a scalar amount among them
+    for prefix in ("or int32", "xor int32", "not int32", "bitshift LEFT uint32", "bitshift RIGHT uint32"):
+        assert any(name.startswith(prefix) for name in quick), prefix
+    assert "bitshift RIGHT uint32 (64K,) >> scalar" in quick
+    # and BitwiseAnd's layouts in full (NOT: those that do not broadcast b; shifts: unsigned)
+    for layout in ("n=16", "n=16M", "n=1M out=", "n=16M out=", "[::2] n=1M", "[::-1] n=1M"):
+        for prefix in ("or int32", "xor int32", "not int32", "bitshift LEFT uint32", "bitshift RIGHT uint32"):
+            assert f"{prefix} {layout}" in full
+    for op, symbol in (("or", "|"), ("xor", "^"), ("bitshift LEFT", "<<"), ("bitshift RIGHT", ">>")):
+        dtype = "uint32" if op.startswith("bitshift") else "int32"
+        for layout in ("(1M,) {} scalar", "(1K,1K) {} (1K,) row", "(1K,1K) {} (1K,1) column",
+                       "(200K,5) {} (5,)", "(1K,1K).T {} (1K,1K)"):
+            assert f"{op} {dtype} {layout.format(symbol)}" in full
+    assert "not int32 (1K,1K).T" in full and "bitshift RIGHT int32 n=1M" in full
+    assert not any(name.startswith("not") and "scalar" in name for name in full)
+
+
+def test_sibling_rows_run_and_agree_with_numpy():
+    """Every smoke row of BitwiseOr, BitwiseXor, BitwiseNot and BitShift (LEFT and RIGHT, by an array
+    and by a scalar), and the arithmetic RIGHT shift of int32, through every implementation."""
+    import numpy as np
+
+    from fastbits._bench.cases import select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    cases = [c for c in select("smoke") if c.op in SIBLINGS]
+    cases += [c for c in select("full") if c.name == "bitshift RIGHT int32 n=1M"]
+    assert {c.op for c in cases} == set(SIBLINGS)
+    assert any(c.op == "shl" and "scalar" in c.name for c in cases)
+    assert any(c.op == "shr" and "scalar" in c.name for c in cases)
+    impls = implementations(fastbits.get_num_threads())
+    for case in cases:
+        record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
+        results = record["results"]
+        assert record["bytes"] > 0, case.name
+        assert results["numpy"]["status"] == "ok", case.name
+        assert results["fastbits-py"]["status"] == "ok", (case.name, results["fastbits-py"])
+        assert results["fastbits-c"]["status"] == ("ok" if fastbits.BACKEND == "cython" else "absent")
+        assert results["onnx-ref"]["status"] == "ok", (case.name, results["onnx-ref"])
+        if case.op in ("shl", "shr"):
+            assert "in [0, bits)" in record["note"]
+            assert ("<<" if case.op == "shl" else ">>") in record["layout"]
+        else:
+            assert record["note"] is None
+        ort = results["ort-1t"]
+        if "ort-1t" in [i.name for i in impls if i.available]:
+            if case.name == "bitshift RIGHT int32 n=1M":   # BitShift-11: unsigned types only
+                assert ort["status"] == "n/a" and "unsigned" in ort["reason"]
+            else:
+                assert ort["status"] == "ok", (case.name, ort)
+
+
+def test_ceilings():
+    """The streaming ceiling (stream_probe with the compiled module, np.add without, said so) and the
+    cache copy, measured; no figure is asserted but that each is positive."""
+    from fastbits._bench.timing import MODES, bandwidth_ceiling
+
+    ceiling = bandwidth_ceiling(MODES["smoke"], 2)
+    assert ceiling["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert ceiling["array_bytes"] == 8 * MODES["smoke"].ceiling_elems and ceiling["threads"] == 2
+    assert ceiling["gbps_1_thread"] > 0 and ceiling["gbps_threads"] > 0 and ceiling["cache"]["gbps"] > 0
+
+
+def test_ceiling_without_the_compiled_module(monkeypatch):
+    from fastbits._bench.timing import MODES, bandwidth_ceiling
+
+    monkeypatch.setattr(fastbits, "BACKEND", "python")
+    ceiling = bandwidth_ceiling(MODES["smoke"], 1)
+    assert ceiling["probe"] == "np.add" and "np.add" in ceiling["fallback"]
+    assert ceiling["gbps_1_thread"] > 0 and ceiling["gbps_threads"] == ceiling["gbps_1_thread"]
+
+
+def test_against_ceiling_rule():
+    """Out of cache (>= 8 MiB moved): the streaming ceiling at the implementation's threads;
+    smaller: the cache copy; no bytes (a BitCast view): none."""
+    from fastbits._bench.timing import against_ceiling
+
+    ceiling = {"gbps_1_thread": 10.0, "gbps_threads": 20.0, "threads": 2, "out_of_cache_bytes": 8 << 20,
+               "cache": {"gbps": 50.0}}
+    threads = {"numpy": 1, "fastbits-c": 2, "ort": None}
+
+    def record(nbytes):
+        ok = {"status": "ok", "gbps": 5.0}
+        return {"bytes": nbytes, "results": {n: dict(ok) for n in threads} | {"onnx-ref": {"status": "n/a"}}}
+
+    big = record(8 << 20)
+    against_ceiling(big, ceiling, threads)
+    assert big["ceiling"] == "streaming"
+    assert big["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(50.0)
+    assert big["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(25.0)
+    assert big["results"]["ort"]["ceiling"] == "streaming, 2 threads"
+    assert "percent_of_ceiling" not in big["results"]["onnx-ref"]
+    small = record((8 << 20) - 1)
+    against_ceiling(small, ceiling, threads)
+    assert small["ceiling"] == "cache"
+    assert all(r["percent_of_ceiling"] == pytest.approx(10.0) for r in small["results"].values() if "gbps" in r)
+    view = record(0)
+    for r in view["results"].values():
+        r.pop("gbps", None)
+    against_ceiling(view, ceiling, threads)
+    assert view["ceiling"] is None and not any("percent_of_ceiling" in r for r in view["results"].values())
+
+
+@pytest.mark.compiled
+def test_bench_kernels_ops(monkeypatch, capsys):
+    """benchmarks/bench_kernels.py --ops: each operator interleaved with AND, checked against numpy,
+    and the table of times relative to AND's (tiny cases, 2 repetitions: no timing asserted)."""
+    import importlib.util
+
+    import numpy as np
+
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "bench_kernels.py")
+    spec = importlib.util.spec_from_file_location("bench_kernels", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_kernels", bench)   # its dataclass looks itself up there
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(0)
+    m = rng.integers(-1000, 1000, (64, 64), dtype=np.int32)
+    b = rng.integers(-1000, 1000, (64, 64), dtype=np.int32)
+    strided = bench.in_range(b[:, 1::2])
+    assert strided.strides == b[:, 1::2].strides and np.array_equal(strided, b[:, 1::2] & 31)
+    rows = [bench.Row("64x64 int32", "-", {"a": m, "b": b}),
+            bench.Row("64x64 int32, out=", "-", {"a": m, "b": b, "out": np.empty_like(m)}),
+            bench.Row("(64,64)[:, ::2] & 0-d int32", "-", {"a": m[:, ::2], "b": np.array(b[0, 0])}),
+            bench.Row("bitcast view", "-", fast=lambda: fastbits.bitcast(m, "FLOAT"), slow=lambda: m.view(np.float32))]
+    monkeypatch.setattr(bench, "cases", lambda quick: iter(rows))
+    assert bench.main(["--repeat", "2", "--no-ort", "--ops", "or,xor,not,shl,shr"]) == 0
+    out = capsys.readouterr().out
+    assert "| case | and | or / and | xor / and | not / and | shl / and | shr / and |" in out
+    assert "| 64x64 int32, out= |" in out and "worst: " in out
+    with pytest.raises(SystemExit):
+        bench.main(["--ops", "nand"])
 
 
 def test_import_fastbits_does_not_import_the_bench():

@@ -1,7 +1,8 @@
 """The benchmark suite behind ``python -m fastbits bench``.
 
-fastbits' BitwiseAnd and BitCast side by side with numpy, onnxruntime and the
-onnx reference evaluator, in one process:
+fastbits' BitwiseAnd, its siblings (BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
+BitCast and the packed layout side by side with numpy, onnxruntime and the onnx
+reference evaluator, in one process:
 
 * every case first runs each implementation once and compares its result with
   numpy's, byte for byte; an implementation that differs is reported as
@@ -17,20 +18,28 @@ onnx reference evaluator, in one process:
 * fastbits compiled runs at its configured thread count (``--threads``) and,
   when that is more than one, also at one thread (``fastbits-c-1t``), the fair
   match for numpy and ``ort-1t``;
-* the memory-bandwidth ceiling is a 3-stream ``np.add(a, b, out=c)`` over
-  float64 arrays several times larger than the last-level cache, on one
-  thread and split over the fastbits thread count.
+* the ceilings are measured in the same run: the streaming ceiling, the
+  kernels' own traffic out of cache (``fastbits._engine.stream_probe``:
+  ``out = a ^ b`` with streaming stores, two streams read and one written,
+  on one thread and on fastbits' threads; without the compiled module a
+  3-stream ``np.add`` stands in, and the header says so), and the
+  cache-resident copy (``np.copyto`` of warm arrays in the L2 cache). A case
+  that moves at least :data:`~.timing.OUT_OF_CACHE_BYTES` (8 MiB, elements read
+  + written) is measured against the streaming ceiling at the threads of each
+  implementation (1 for numpy, fastbits-c-1t, fastbits-py, ort-1t and
+  onnx-ref; all for fastbits-c and ort), a smaller one against the cache copy:
+  each row reports its percentage of that ceiling.
 
 Nothing here is imported by ``import fastbits``; onnx, onnxruntime and
 matplotlib are imported only when the suite runs.  ``benchmarks/suite.py`` runs
 the full suite from a checkout.
 
 One concern a module: :mod:`.cases` (what is timed), :mod:`.timing`
-(interleaved samples, medians, the bandwidth ceiling, the compiled module's
-private hooks), :mod:`.impls` (the implementations compared), :mod:`.ort`
-(the one builder of onnx models and onnxruntime sessions), :mod:`.run` (one
-case: checked, then timed), :mod:`.report` (metadata, table, JSON) and
-:mod:`.plot` (the chart); this module is the command line.
+(interleaved samples, medians, the ceilings), :mod:`.impls` (the
+implementations compared), :mod:`.ort` (the one builder of onnx models and
+onnxruntime sessions), :mod:`.run` (one case: checked, then timed),
+:mod:`.report` (metadata, table, JSON) and :mod:`.plot` (the chart); this
+module is the command line.
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ from .impls import fastbits_name, implementations
 from .plot import save_chart
 from .report import dumps, header_lines, metadata_dict, table_lines
 from .run import run_case
-from .timing import MODES, Mode, bandwidth_ceiling
+from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling
 
 
 class _Progress:
@@ -83,17 +92,18 @@ class _Progress:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m fastbits bench",
-        description="Time fastbits' BitwiseAnd and BitCast against numpy, onnxruntime and the onnx "
-                    "reference evaluator, interleaved in one process, after checking that every result "
-                    "equals numpy's bit for bit. Quick by default (about 10 s on a 2-core machine); --full for "
-                    "the whole suite.",
+        description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast and "
+                    "packing against numpy, onnxruntime and the onnx reference evaluator, interleaved in one "
+                    "process, after checking that every result equals numpy's bit for bit; each rate as a "
+                    "percentage of the machine's ceilings, measured in the same run. Quick by default "
+                    "(about 10 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps
     p.add_argument("--json", metavar="PATH", help="write the raw figures and the metadata as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a PNG chart of the speed-ups over numpy (needs matplotlib)")
     p.add_argument("--threads", type=int, metavar="N",
-                   help="threads of fastbits' compiled kernels and of the parallel bandwidth ceiling "
+                   help="threads of fastbits' compiled kernels and of the all-threads streaming ceiling "
                         "(default: fastbits.get_num_threads())")
     p.add_argument("--filter", metavar="SUBSTRING", help="run only the cases whose group or name contains it")
     args = p.parse_args(argv)
@@ -137,7 +147,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     progress.show(0, "loading onnx and onnxruntime")
     impls = implementations(threads)
     meta = metadata_dict(mode, threads)
-    progress.show(1, "measuring the memory-bandwidth ceiling")
+    progress.show(1, "measuring the memory-bandwidth ceilings")
     ceiling = bandwidth_ceiling(mode, args.threads or threads)
     progress.clear()    # on a terminal the header would otherwise follow the progress line
     for line in header_lines(meta, ceiling):
@@ -152,6 +162,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     for k, case in enumerate(chosen, start=2):
         progress.show(k, case.name)
         results.append(run_case(case, impls, mode, rng))
+        against_ceiling(results[-1], ceiling, {i.name: i.threads for i in impls})
         fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
         gc.collect()
     progress.done()
@@ -160,7 +171,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         "ceiling": ceiling,
         "fastbits": fastbits_name(),
         "implementations": [{"name": i.name, "description": i.description, "available": i.available,
-                             "reason": i.reason} for i in impls],
+                             "reason": i.reason, "threads": i.threads} for i in impls],
         "cases": results,
     }
     for line in table_lines(report):

@@ -21,19 +21,70 @@ def _size(n: int) -> str:
     return str(n)
 
 
+@dataclass(frozen=True)
+class Elementwise:
+    """An elementwise operator of the bitwise family, as each implementation calls it."""
+
+    onnx: str                                # the ONNX operator (BitShift: with ``direction``)
+    function: str                            # fastbits' function
+    numpy: Callable[..., np.ndarray]         # numpy's ufunc: the same bits (shifts: amounts in range)
+    symbol: str                              # in case names and layouts
+    direction: str | None = None             # BitShift's attribute
+
+    @property
+    def arity(self) -> int:
+        return 1 if self.onnx == "BitwiseNot" else 2
+
+    def call(self, module: Any, arrays: dict[str, Any]) -> Callable[[], Any]:
+        """The call to time of fastbits' ``module`` (compiled or pure) on a case's arrays."""
+        args = operands(arrays) + ([self.direction] if self.direction else [])
+        return _bound(getattr(module, self.function), args, arrays.get("out"))
+
+    def numpy_call(self, arrays: dict[str, Any]) -> Callable[[], Any]:
+        """numpy's call to time on a case's arrays."""
+        return _bound(self.numpy, operands(arrays), arrays.get("out"))
+
+
+def _bound(fn: Callable[..., Any], args: list[Any], out: Any) -> Callable[[], Any]:
+    args = tuple(args)
+    if out is None:
+        return lambda: fn(*args)
+    return lambda: fn(*args, out=out)
+
+
+#: The elementwise operators by Case.op; their operands are ``a`` (and ``b``), their output ``out``.
+ELEMENTWISE = {
+    "and": Elementwise("BitwiseAnd", "bitwise_and", np.bitwise_and, "&"),
+    "or": Elementwise("BitwiseOr", "bitwise_or", np.bitwise_or, "|"),
+    "xor": Elementwise("BitwiseXor", "bitwise_xor", np.bitwise_xor, "^"),
+    "not": Elementwise("BitwiseNot", "bitwise_not", np.invert, "~"),
+    "shl": Elementwise("BitShift", "bitshift", np.left_shift, "<<", "LEFT"),
+    "shr": Elementwise("BitShift", "bitshift", np.right_shift, ">>", "RIGHT"),
+}
+
+SHIFT_NOTE = ("shift amounts drawn in [0, bits): outside that range numpy's shifts follow numpy's own rules, "
+              "not BitShift-28's text, and onnxruntime's uint64 shifted by 64 returns its input (#28262)")
+
+
+def operands(arrays: dict[str, Any]) -> list[Any]:
+    """An elementwise case's operands, in order: ``a``, and ``b`` unless the operator is unary."""
+    return [arrays[k] for k in ("a", "b") if k in arrays]
+
+
 @dataclass
 class Case:
     """One benchmark: an operator call on arrays that :attr:`build` makes when the case runs."""
 
     group: str
     name: str
-    op: str                                  # "and" or "bitcast"
+    op: str                                  # a key of ELEMENTWISE or "bitcast"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
-    out: bool = False                        # BitwiseAnd into a preallocated out=
+    out: bool = False                        # an elementwise operator into a preallocated out=
     copy: bool = False                       # BitCast copy=True
     to: str | None = None                    # BitCast target, an ONNX type name
     reference: Callable[..., np.ndarray] | None = None   # numpy's way to the same bits
+    note: str | None = None                  # what a reader of the case's figures should know
 
     def describe(self, arrays: dict[str, Any]) -> str:
         def spec_of(x):
@@ -41,9 +92,11 @@ class Case:
             order = "" if x.flags.c_contiguous else (" F-order" if x.flags.f_contiguous else " strided")
             return f"{x.shape} {x.dtype.str if x.dtype.byteorder == '>' else x.dtype}{order}"
 
-        if self.op == "and":
+        if self.op in ELEMENTWISE:
             dest = "out=" if self.out else "fresh"
-            return f"{spec_of(arrays['a'])} & {spec_of(arrays['b'])} -> {dest}"
+            symbol = ELEMENTWISE[self.op].symbol
+            xs = [spec_of(x) for x in operands(arrays)]
+            return (f"{symbol}{xs[0]}" if len(xs) == 1 else f"{xs[0]} {symbol} {xs[1]}") + f" -> {dest}"
         mode = "copy=True" if self.copy else "copy=False"
         return f"{spec_of(arrays['x'])} -> {self.to}, {mode}"
 
@@ -53,22 +106,83 @@ def _ints(rng: np.random.Generator, dtype: Any, shape: Any) -> np.ndarray:
     return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
 
 
-def _and(a_shape, b_shape, dtype=np.int32, a_view=None, b_view=None, out=False):
-    """A builder for BitwiseAnd operands: random arrays, optionally viewed (sliced, transposed)."""
+def _operands(op, a_shape, b_shape, dtype=np.int32, a_view=None, b_view=None, out=False):
+    """A builder for an elementwise operator's operands: random arrays, optionally viewed (sliced,
+    transposed); BitwiseNot takes ``a`` alone, BitShift amounts are drawn in [0, bits)."""
 
     def build(rng):
         a = _ints(rng, dtype, a_shape)
-        b = _ints(rng, dtype, b_shape)
-        if a_view is not None:
-            a = a_view(a)
-        if b_view is not None:
-            b = b_view(b)
-        arrays = {"a": a, "b": b}
+        arrays = {"a": a if a_view is None else a_view(a)}
+        if ELEMENTWISE[op].arity == 2:
+            if ELEMENTWISE[op].direction:
+                b = rng.integers(0, 8 * np.dtype(dtype).itemsize, size=b_shape, dtype=dtype)
+            else:
+                b = _ints(rng, dtype, b_shape)
+            arrays["b"] = b if b_view is None else b_view(b)
         if out:
-            arrays["out"] = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype)
+            arrays["out"] = np.empty(np.broadcast_shapes(*(x.shape for x in operands(arrays))), dtype)
         return arrays
 
     return build
+
+
+def _and(a_shape, b_shape, dtype=np.int32, a_view=None, b_view=None, out=False):
+    """A builder for BitwiseAnd operands."""
+    return _operands("and", a_shape, b_shape, dtype, a_view, b_view, out)
+
+
+def _siblings() -> list[Case]:
+    """BitwiseOr, BitwiseXor, BitwiseNot and BitShift (LEFT and RIGHT, by an array of amounts and
+    by a scalar) on BitwiseAnd's layouts: n=1K and (64K,) by a scalar in smoke, one row an
+    operator in quick, all in full. BitwiseNot skips the layouts that broadcast ``b``; shifts run
+    on the unsigned types, the ones onnxruntime's BitShift has, and once on int32 (RIGHT:
+    arithmetic)."""
+    T, half, rev = (lambda x: x.T), (lambda x: x[::2]), (lambda x: x[::-1])  # noqa: E731
+    I8, I32, I64 = np.int8, np.int32, np.int64
+    # (left of the symbol, right of it or "", a shape, b shape, dtype, a view, b view, out=, tiers)
+    layouts = [
+        ("n=16", "", (16,), (16,), I32, None, None, False, "f"),
+        ("n=1K", "", (K,), (K,), I32, None, None, False, "sf"),
+        ("n=64K", "", (64 * K,), (64 * K,), I32, None, None, False, "f"),
+        ("n=1M", "", (M,), (M,), I32, None, None, False, "f"),
+        ("n=16M", "", (16 * M,), (16 * M,), I32, None, None, False, "f"),
+        ("n=1M", "", (M,), (M,), I8, None, None, False, "f"),
+        ("n=1M", "", (M,), (M,), I64, None, None, False, "f"),
+        ("(64K,)", "scalar", (64 * K,), (), I32, None, None, False, "sf"),
+        ("(1M,)", "scalar", (M,), (), I32, None, None, False, "f"),
+        ("(1K,1K)", "(1K,) row", (K, K), (K,), I32, None, None, False, "f"),
+        ("(1K,1K)", "(1K,1) column", (K, K), (K, 1), I32, None, None, False, "f"),
+        ("(200K,5)", "(5,)", (200_000, 5), (5,), I32, None, None, False, "f"),
+        ("(3,4,5)", "(5,) spec", (3, 4, 5), (5,), I32, None, None, False, "f"),
+        ("[::2] n=1M", "", (2 * M,), (2 * M,), I32, half, half, False, "f"),
+        ("[::-1] n=1M", "", (M,), (M,), I32, rev, None, False, "f"),
+        ("(1K,1K).T", "(1K,1K)", (K, K), (K, K), I32, T, None, False, "f"),
+        ("n=1M out=", "", (M,), (M,), I32, None, None, True, "f"),
+        ("n=16M out=", "", (16 * M,), (16 * M,), I32, None, None, True, "f"),
+    ]
+    # a few seconds of quick mode: fastbits-py's and onnx-ref's shifts take ~40 ms at 1M elements
+    quick = {("or", "n=1M", ""), ("xor", "n=1M out=", ""), ("not", "n=64K", ""), ("shl", "n=64K", ""),
+             ("shr", "(64K,)", "scalar")}
+    unsigned = {I8: np.uint8, I32: np.uint32, I64: np.uint64}
+    cases = []
+    for op, group, prefix in (("or", "or", "or"), ("xor", "xor", "xor"), ("not", "not", "not"),
+                              ("shl", "bitshift", "bitshift LEFT"), ("shr", "bitshift", "bitshift RIGHT")):
+        e = ELEMENTWISE[op]
+        rows = [row for row in layouts if e.arity == 2 or row[2] == row[3]]
+        for left, right, a_shape, b_shape, dtype, a_view, b_view, out, tiers in rows:
+            dtype = unsigned[dtype] if e.direction else dtype
+            name = f"{prefix} {np.dtype(dtype).name} {left}"
+            if right and e.arity == 2:
+                name += f" {e.symbol} {right}"
+            if (op, left, right) in quick and np.dtype(dtype).itemsize == 4:
+                tiers += "q"
+            cases.append(Case(group, name, op,
+                              _operands(op, a_shape, b_shape, dtype, a_view, b_view, out), tiers, out=out,
+                              note=SHIFT_NOTE if e.direction else None))
+    # the arithmetic shift of a signed type
+    cases.append(Case("bitshift", "bitshift RIGHT int32 n=1M", "shr", _operands("shr", (M,), (M,), I32), "f",
+                      note=SHIFT_NOTE))
+    return cases
 
 
 def _bitcast_input(maker):
@@ -139,6 +253,8 @@ def all_cases() -> list[Case]:
         Case("out", "and int32 (1K,1K) & (1K,) row out=", "and", _and((K, K), (K,), out=True), "q", out=True),
         Case("out", "and int32 (1K,1K).T & (1K,1K) out=", "and", _and((K, K), (K, K), a_view=T, out=True), "q", out=True),
     ]
+    # BitwiseAnd's siblings: BitwiseOr, BitwiseXor, BitwiseNot, BitShift
+    out += _siblings()
     # BitCast
     out += [
         Case("bitcast", "bitcast float->int32 view n=16", "bitcast", _bitcast_input(_float32(16)), "q",
@@ -172,9 +288,9 @@ def select(mode: str, pattern: str | None = None) -> list[Case]:
 
 def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     """Bytes of the elements read and written by one call (0 for a BitCast view)."""
-    if case.op == "and":
-        a, b = arrays["a"], arrays["b"]
-        return a.nbytes + b.nbytes + int(np.prod(np.broadcast_shapes(a.shape, b.shape))) * a.itemsize
+    if case.op in ELEMENTWISE:
+        xs = operands(arrays)
+        return sum(x.nbytes for x in xs) + int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
     x = arrays["x"]
     if case.copy or x.dtype.byteorder == ">":
         return 2 * x.nbytes

@@ -19,7 +19,7 @@ import fastbits
 from fastbits import _ops
 
 from . import ort as _ort
-from .cases import Case
+from .cases import ELEMENTWISE, Case, operands
 
 NotApplicable = str   # a prepare() that cannot run the case returns the reason
 
@@ -31,19 +31,15 @@ class Impl:
     available: bool = True
     reason: str = ""
     prepare: Callable[[Case, dict[str, Any]], Callable[[], Any] | NotApplicable] | None = None
+    threads: int | None = 1     # threads it runs on; None: its own default, one per core (as all)
 
 
 def _fastbits_prepare(module, threads: int | None = None):
     """Calls of ``module``; with ``threads``, each sample first sets the kernels' thread count."""
 
     def prepare(case, arrays):
-        if case.op == "and":
-            a, b = arrays["a"], arrays["b"]
-            if case.out:
-                out = arrays["out"]
-                fn = lambda: module.bitwise_and(a, b, out=out)  # noqa: E731
-            else:
-                fn = lambda: module.bitwise_and(a, b)  # noqa: E731
+        if case.op in ELEMENTWISE:
+            fn = ELEMENTWISE[case.op].call(module, arrays)
         else:
             x, to, copy = arrays["x"], case.to, case.copy
             fn = lambda: module.bitcast(x, to, copy=copy)  # noqa: E731
@@ -56,20 +52,21 @@ def _fastbits_prepare(module, threads: int | None = None):
 
 def numpy_prepare(case, arrays):
     """numpy's call: the reference every other result must equal."""
-    if case.op == "and":
-        a, b = arrays["a"], arrays["b"]
-        if case.out:
-            out = arrays["out"]
-            return lambda: np.bitwise_and(a, b, out=out)
-        return lambda: np.bitwise_and(a, b)
+    if case.op in ELEMENTWISE:
+        return ELEMENTWISE[case.op].numpy_call(arrays)
     x, reference = arrays["x"], case.reference
     return lambda: reference(x)
 
 
 def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
-    if case.op == "and":
-        return models.model("and", arrays["a"].dtype)
+    if case.op in ELEMENTWISE:
+        return models.model(case.op, arrays["a"].dtype)
     return models.model("bitcast", arrays["x"].dtype, case.to)
+
+
+def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
+    """The inputs of the case's model (:mod:`.ort`): ``a`` and ``b``, or BitCast's ``x``."""
+    return dict(zip("ab", operands(arrays))) if case.op in ELEMENTWISE else {"x": arrays["x"]}
 
 
 def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
@@ -98,29 +95,31 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
             if "NOT_IMPLEMENTED" in str(exc) and case.op == "bitcast":
                 return (f"onnxruntime {ort.__version__} has no BitCast kernel for "
                         f"{arrays['x'].dtype} -> {case.to} (NOT_IMPLEMENTED)")
+            if "NOT_IMPLEMENTED" in str(exc) and case.op in ELEMENTWISE:
+                return (f"onnxruntime {ort.__version__} has no {ELEMENTWISE[case.op].onnx} kernel for "
+                        f"{arrays['a'].dtype} (NOT_IMPLEMENTED)")
+            if "Type Error" in str(exc) and case.op in ("shl", "shr"):
+                return (f"onnxruntime {ort.__version__} refuses BitShift on {arrays['a'].dtype}: before opset 28 "
+                        "it takes unsigned types only (onnxruntime's kernels: uint8, uint32, uint64)")
             return first_line(exc)
-        if case.op == "and":
-            a, b = arrays["a"], arrays["b"]
-            if case.out:
-                out = arrays["out"]
-                if not out.flags.c_contiguous:
-                    return "I/O binding needs a C-contiguous out"
-                io = sess.io_binding()
-                io.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
+        feeds = _feeds(case, arrays)
+        if case.out:
+            out = arrays["out"]
+            if not out.flags.c_contiguous:
+                return "I/O binding needs a C-contiguous out"
+            io = sess.io_binding()
+            io.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
 
-                def run_bound():
-                    io.bind_cpu_input("a", a)
-                    io.bind_cpu_input("b", b)
-                    sess.run_with_iobinding(io)
-                    return out
+            def run_bound():
+                for name, x in feeds.items():
+                    io.bind_cpu_input(name, x)
+                sess.run_with_iobinding(io)
+                return out
 
-                return run_bound
-            feeds = {"a": a, "b": b}
-        else:
-            feeds = {"x": arrays["x"]}
+            return run_bound
         return lambda: sess.run(None, feeds)[0]
 
-    return Impl(name, description, prepare=prepare)
+    return Impl(name, description, prepare=prepare, threads=threads)
 
 
 def _reference_impl(models: _ort.Models | None) -> Impl:
@@ -141,7 +140,7 @@ def _reference_impl(models: _ort.Models | None) -> Impl:
             except Exception as exc:
                 return first_line(exc)
         ref = evaluators[id(model)]
-        feeds = {"a": arrays["a"], "b": arrays["b"]} if case.op == "and" else {"x": arrays["x"]}
+        feeds = _feeds(case, arrays)
         return lambda: ref.run(None, feeds)[0]
 
     return Impl("onnx-ref", description, prepare=prepare)
@@ -162,7 +161,8 @@ def implementations(threads: int = 1) -> list[Impl]:
     else:
         try:
             module = import_module("fastbits._ops_c")
-            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, threads)))
+            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, threads),
+                              threads=threads))
             if threads > 1 and module.get_num_threads() > 1:
                 impls.append(Impl("fastbits-c-1t", "fastbits compiled, 1 thread",
                                   prepare=_fastbits_prepare(module, 1)))
@@ -170,7 +170,8 @@ def implementations(threads: int = 1) -> list[Impl]:
             impls.append(Impl("fastbits-c", compiled, False, f"not built ({exc})"))
     impls.append(Impl("fastbits-py", "fastbits pure Python (numpy + ml_dtypes, fastbits._ops_py)",
                       prepare=_fastbits_prepare(import_module("fastbits._ops_py"))))
-    impls.append(Impl("numpy", "numpy: np.bitwise_and; BitCast by ndarray.view / astype / copy",
+    impls.append(Impl("numpy", "numpy: np.bitwise_and/or/xor, np.invert, np.left_shift/right_shift; "
+                      "BitCast by ndarray.view / astype / copy",
                       prepare=numpy_prepare))
     try:
         models: _ort.Models | None = _ort.Models()

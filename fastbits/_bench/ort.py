@@ -1,8 +1,10 @@
 """onnx and onnxruntime: the one builder of one-node models, and their sessions.
 
 Every benchmark that runs onnxruntime or the onnx reference evaluator builds
-its model here: ``BitwiseAnd`` (opset 18, inputs ``a`` and ``b``) or
-``BitCast`` (opset 26, input ``x``), output ``y``.
+its model here: an elementwise operator of :data:`.cases.ELEMENTWISE`
+(``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``, ``BitShift`` with its
+``direction``: opset 18, inputs ``a`` and ``b``; ``BitwiseNot``: input ``a``)
+or ``BitCast`` (opset 26, input ``x``), output ``y``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 import numpy as np
 
 import fastbits
+
+from .cases import ELEMENTWISE
 
 
 class Models:
@@ -33,15 +37,17 @@ class Models:
         return fastbits.spec.resolve_to(dtype).value
 
     def model(self, op: str, dtype, to: str | None = None):
-        """The model of ``op`` ("and" or "bitcast") on inputs of ``dtype``; a BitCast to ``to``,
-        an ONNX type name."""
+        """The model of ``op`` (a key of :data:`.cases.ELEMENTWISE`, or "bitcast") on inputs of
+        ``dtype``; a BitCast to ``to``, an ONNX type name."""
         h, TP = self.helper, self.onnx.TensorProto
-        if op == "and":
-            t = self.tensor_type(dtype)
-            key = ("and", t)
+        if op in ELEMENTWISE:
+            e, t = ELEMENTWISE[op], self.tensor_type(dtype)
+            key = (op, t)
             if key not in self.models:
-                node = h.make_node("BitwiseAnd", ["a", "b"], ["y"])
-                inputs = [h.make_tensor_value_info(n, t, None) for n in ("a", "b")]
+                names = ["a", "b"][:e.arity]
+                attributes = {"direction": e.direction} if e.direction else {}
+                node = h.make_node(e.onnx, names, ["y"], **attributes)
+                inputs = [h.make_tensor_value_info(n, t, None) for n in names]
                 outputs = [h.make_tensor_value_info("y", t, None)]
                 self.models[key] = self._make(node, inputs, outputs, 18)
         else:

@@ -65,7 +65,8 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
                    "budget_per_case_s": mode.budget, "interleaved": "one sample of each implementation per repetition, in a random order",
                    "warm_call": f"one untimed call before each sample of calls under {WARM_CALL_BELOW * 1e3:g} ms",
                    "statistic": "median time per call; spread = interquartile range",
-                   "gbps": "bytes of the elements read + written per call / median time"},
+                   "gbps": "bytes of the elements read + written per call / median time",
+                   "percent_of_ceiling": "gbps / the case's ceiling (see ceiling.rule) * 100"},
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
@@ -98,13 +99,46 @@ def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None) -> list[s
         + "".join(f"; {k}={v}" for k, v in meta["environment"].items()),
     ]
     if ceiling:
-        par = (f", {ceiling['gbps_threads']:.1f} GB/s split over {ceiling['threads']} threads"
-               if ceiling["threads"] > 1 else "")
-        lines.append(
-            f"memory-bandwidth ceiling (np.add 3-stream copy, 3 x {ceiling['array_bytes'] / 1e6:.0f} MB float64): "
-            f"{ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{par}"
-            + (" (smoke mode: arrays fit in cache, not a real ceiling)" if meta["mode"] == "smoke" else ""))
+        lines += ceiling_lines(ceiling, meta["mode"])
     return lines
+
+
+def ceiling_lines(ceiling: dict[str, Any], mode: str) -> list[str]:
+    """The ceilings measured in this run, and which rows are measured against which."""
+    par = (f", {ceiling['gbps_threads']:.1f} GB/s on {ceiling['threads']} threads"
+           if ceiling["threads"] > 1 else "")
+    size = f"3 x {ceiling['array_bytes'] / (1 << 20):.0f} MiB"
+    if ceiling.get("probe", "np.add") == "stream_probe":
+        how = f"streaming stores out of cache (fastbits._engine.stream_probe: out = a ^ b, {size})"
+    else:
+        how = f"np.add 3-stream, {size} float64"
+    lines = [f"memory-bandwidth ceilings, measured now: {how}: {ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{par}"
+             + (" (smoke mode: arrays fit in cache, not a real ceiling)" if mode == "smoke" else "")]
+    if ceiling.get("fallback"):
+        lines.append(f"  fallback: {ceiling['fallback']}")
+    cache = ceiling.get("cache")
+    if cache:
+        lines.append(f"  cache-resident copy (np.copyto, 2 x {cache['array_bytes'] >> 10} KiB warm in L2, 1 thread): "
+                     f"{cache['gbps']:.1f} GB/s")
+    if ceiling.get("rule"):
+        lines.append(f"  % of ceiling: {ceiling['rule']}")
+    return lines
+
+
+def _against(case: dict[str, Any], ceiling: dict[str, Any] | None) -> str:
+    """Which ceiling a case's rows are measured against, for its title line."""
+    if not ceiling or not case.get("ceiling"):
+        return ""
+    if case["ceiling"] == "cache":
+        return f"; against the cache copy, {ceiling['cache']['gbps']:.1f} GB/s"
+    par = f", {ceiling['gbps_threads']:.1f} GB/s on {ceiling['threads']} threads" if ceiling["threads"] > 1 else ""
+    return f"; against the streaming ceiling, {ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{par}"
+
+
+def fmt_percent(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2g}%" if x < 1 else f"{x:.1f}%" if x < 10 else f"{x:.0f}%"
 
 
 def table_lines(report: dict[str, Any]) -> list[str]:
@@ -114,9 +148,12 @@ def table_lines(report: dict[str, Any]) -> list[str]:
     lines = []
     for case in report["cases"]:
         moved = f"{case['bytes'] / 1e6:.3g} MB moved" if case["bytes"] else "no bytes moved"
-        lines.append(f"[{case['group']}] {case['name']}: {case['layout']}; {moved}")
+        lines.append(f"[{case['group']}] {case['name']}: {case['layout']}; {moved}"
+                     + _against(case, report.get("ceiling")))
+        if case.get("note"):
+            lines.append(f"  note: {case['note']}")
         lines.append(f"  {'implementation':<14} {'median':>10} {'±IQR/2':>8} {'min..max':>21} "
-                     f"{'numpy/impl':>10} {'impl/' + fb:>16} {'GB/s':>7}")
+                     f"{'numpy/impl':>10} {'impl/' + fb:>16} {'GB/s':>7} {'% ceil':>7}")
         for name in impls:
             r = case["results"].get(name)
             if r is None:
@@ -129,7 +166,8 @@ def table_lines(report: dict[str, Any]) -> list[str]:
             minmax = f"{fmt_time(r['min_s'])}..{fmt_time(r['max_s'])}"
             lines.append(
                 f"  {name:<14} {fmt_time(r['median_s']):>10} {f'±{iqr / 2:.1f}%':>8} {minmax:>21} "
-                f"{fmt_ratio(r.get('speedup_vs_numpy')):>10} {fmt_ratio(r.get('ratio_to_fastbits')):>16} {gbps:>7}"
+                f"{fmt_ratio(r.get('speedup_vs_numpy')):>10} {fmt_ratio(r.get('ratio_to_fastbits')):>16} {gbps:>7} "
+                f"{fmt_percent(r.get('percent_of_ceiling')):>7}"
                 + (f"  ({r['note']})" if r.get("note") else ""))
         lines.append("")
     lines += summary_lines(report)
@@ -137,12 +175,14 @@ def table_lines(report: dict[str, Any]) -> list[str]:
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    """A markdown table: numpy's median, each implementation's speed-up over numpy, fastbits' GB/s."""
+    """A markdown table: numpy's median, each implementation's speed-up over numpy, fastbits' GB/s
+    and its percentage of the case's ceiling."""
     others = [i["name"] for i in report["implementations"] if i["name"] != "numpy"]
     fb = report["fastbits"]
     ceiling = report.get("ceiling")
     rate_cols = [n for n in (fb, "fastbits-c-1t") if n in others or n == fb]
-    cols = ["case", "numpy"] + [f"{n} ×" for n in others] + [f"{n} GB/s" for n in rate_cols]
+    cols = (["case", "numpy"] + [f"{n} ×" for n in others] + [f"{n} GB/s" for n in rate_cols]
+            + [f"{n} % of ceiling" for n in rate_cols])
     rows = []
     for case in report["cases"]:
         res = case["results"]
@@ -155,6 +195,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         for name in rate_cols:
             g = res.get(name, {}).get("gbps")
             row.append(f"{g:.1f}" if g else "-")
+        row += [fmt_percent(res.get(name, {}).get("percent_of_ceiling")) for name in rate_cols]
         rows.append(row)
     widths = [max(len(str(r[i])) for r in rows + [cols]) for i in range(len(cols))]
 
@@ -165,8 +206,11 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     lines = ["Summary: numpy's median time per call; for the others numpy time / their time "
              "(>1: faster than numpy); absent, n/a, wrong and * (a note) are explained above."]
     if ceiling:
-        lines[0] += (f" Ceiling: {ceiling['gbps_1_thread']:.1f} GB/s (1 thread), "
-                     f"{ceiling['gbps_threads']:.1f} GB/s ({ceiling['threads']} threads).")
+        lines[0] += (f" Streaming ceiling: {ceiling['gbps_1_thread']:.1f} GB/s (1 thread), "
+                     f"{ceiling['gbps_threads']:.1f} GB/s ({ceiling['threads']} threads)"
+                     + (f"; cache copy: {ceiling['cache']['gbps']:.1f} GB/s" if ceiling.get("cache") else "")
+                     + f"; % of ceiling: of the streaming one from {ceiling.get('out_of_cache_bytes', 0) >> 20} MiB "
+                     "moved, at the implementation's threads, else of the cache copy.")
     lines += ["", fmt(cols), "|" + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"]
     lines += [fmt(r) for r in rows]
     return lines

@@ -89,4 +89,5 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     return {
         "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
         "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
+        "note": case.note,
     }

@@ -1,4 +1,4 @@
-"""How the suite times: modes, interleaved samples, medians, the bandwidth ceiling."""
+"""How the suite times: modes, interleaved samples, medians, the ceilings."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+import fastbits
+
 # ---------------------------------------------------------------------------
 # Modes
 
@@ -22,14 +24,14 @@ class Mode:
     min_reps: int
     max_reps: int
     budget: float          # timing seconds per case, within [min_reps, max_reps]
-    ceiling_elems: int     # float64 elements per array of the bandwidth ceiling
+    ceiling_elems: int     # 8-byte elements per array of the streaming ceiling (out of cache but in quick)
     ceiling_reps: int
 
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    "quick": Mode("quick", 2e-4, 5, 25, 0.06, 1 << 23, 7),
-    "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 25, 21),
+    "quick": Mode("quick", 2e-4, 5, 25, 0.06, 1 << 22, 7),     # 3 x 32 MiB
+    "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
 }
 
 
@@ -145,19 +147,72 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
 
 
 # ---------------------------------------------------------------------------
-# Bandwidth ceiling
+# Ceilings
+
+#: A case whose elements read and written come to at least this many bytes is out of cache:
+#: its rate is measured against the streaming ceiling, a smaller one's against the cache copy.
+OUT_OF_CACHE_BYTES = 8 << 20
+
 
 def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
-    """GB/s of np.add(a, b, out=c) on float64 arrays, one thread and ``threads`` threads."""
+    """The machine's limits, measured now: the streaming ceiling out of cache on one thread and on
+    ``threads`` threads (``gbps_1_thread``, ``gbps_threads``), and the cache-resident copy (``cache``).
+
+    The streaming ceiling is the kernels' own traffic, two streams read and one written with
+    streaming stores, on fastbits' thread team (``fastbits._engine.stream_probe``); without the
+    compiled module, a 3-stream ``np.add`` on Python threads stands in (``fallback`` says so).
+    """
+    if fastbits.BACKEND == "cython":
+        result = _stream_probe_ceiling(mode, threads)
+    else:
+        result = _np_add_ceiling(mode, threads)
+        result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled stream_probe, "
+                              "np.add over three float64 arrays instead (no streaming stores)")
+    result["cache"] = cache_ceiling(mode)
+    result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
+    result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written) is measured "
+                      "against the streaming ceiling at the threads its implementation uses (1, or all: "
+                      "fastbits-c and ort), a smaller one against the cache-resident copy")
+    return result
+
+
+def _ceiling_samples(one: Callable[[], Any], parallel: Callable[[], Any] | None,
+                     reps: int) -> tuple[float, float | None]:
+    """Median seconds of ``one`` and of ``parallel``, interleaved, after a call of each."""
+    one()
+    if parallel:
+        parallel()
+    samples1, samplesT = [], []
+    for _ in range(reps):
+        samples1.append(time_once(one))
+        if parallel:
+            samplesT.append(time_once(parallel))
+    return statistics.median(samples1), (statistics.median(samplesT) if parallel else None)
+
+
+def _stream_probe_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
+    """GB/s of ``stream_probe(out, a, b)`` over three arrays out of cache, 1 and ``threads`` threads."""
+    from fastbits import _engine
+
+    nbytes = 8 * mode.ceiling_elems
+    a = np.full(nbytes, 0x5A, np.uint8)
+    b = np.full(nbytes, 0xC3, np.uint8)
+    out = np.zeros(nbytes, np.uint8)
+    t1, tT = _ceiling_samples(lambda: _engine.stream_probe(out, a, b, 1),
+                              (lambda: _engine.stream_probe(out, a, b, threads)) if threads > 1 else None,
+                              mode.ceiling_reps)
+    return {"method": "fastbits._engine.stream_probe(out, a, b): out = a ^ b bytewise with streaming stores "
+                      "on fastbits' thread team, bytes = 3 arrays (reads a, b; writes out)",
+            "probe": "stream_probe", "array_bytes": nbytes, "elements": nbytes, "threads": threads,
+            "gbps_1_thread": 3 * nbytes / t1 / 1e9, "gbps_threads": 3 * nbytes / (tT or t1) / 1e9}
+
+
+def _np_add_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
+    """GB/s of np.add(a, b, out=c) on float64 arrays, one thread and ``threads`` Python threads."""
     n = mode.ceiling_elems
     a = np.full(n, 1.0)
     b = np.full(n, 2.0)
     c = np.zeros(n)
-    nbytes = 3 * a.nbytes
-
-    def one():
-        np.add(a, b, out=c)
-
     chunks = [slice(i * n // threads, (i + 1) * n // threads) for i in range(threads)]
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
 
@@ -166,25 +221,65 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
         for f in futures:
             f.result()
 
-    result = {"method": "np.add(a, b, out=c), float64, bytes = 3 arrays (reads a, b; writes c)",
-              "array_bytes": a.nbytes, "elements": n, "threads": threads}
     try:
-        samples1, samplesT = [], []
-        one()
-        if pool:
-            parallel()
-        for _ in range(mode.ceiling_reps):
-            samples1.append(time_once(one))
-            if pool:
-                samplesT.append(time_once(parallel))
-        result["gbps_1_thread"] = nbytes / statistics.median(samples1) / 1e9
-        result["gbps_threads"] = (nbytes / statistics.median(samplesT) / 1e9) if pool else result["gbps_1_thread"]
+        t1, tT = _ceiling_samples(lambda: np.add(a, b, out=c), parallel if pool else None, mode.ceiling_reps)
     finally:
         if pool:
             pool.shutdown()
-    return result
+    return {"method": "np.add(a, b, out=c), float64, bytes = 3 arrays (reads a, b; writes c)",
+            "probe": "np.add", "array_bytes": a.nbytes, "elements": n, "threads": threads,
+            "gbps_1_thread": 3 * a.nbytes / t1 / 1e9, "gbps_threads": 3 * a.nbytes / (tT or t1) / 1e9}
 
 
-# ---------------------------------------------------------------------------
-# The compiled module's private hooks: the benchmarks reach them here and
-# nowhere else, so that a public configuration API can replace them in one spot.
+def _l2_bytes() -> int | None:
+    """The size of the first CPU's level-2 cache, from Linux's sysfs, or None."""
+    import glob
+
+    for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            with open(f"{index}/level") as f:
+                level = f.read().strip()
+            with open(f"{index}/size") as f:
+                size = f.read().strip()
+        except OSError:
+            continue
+        if level == "2" and size[:-1].isdigit():
+            return int(size[:-1]) << {"K": 10, "M": 20}.get(size[-1], 0)
+    return None
+
+
+def cache_ceiling(mode: Mode) -> dict[str, Any]:
+    """GB/s (read + written) of ``np.copyto(dst, src)`` on warm arrays that fit in the L2 cache
+    together (a quarter of it each, 32..256 KiB; 64 KiB when its size is unknown), one thread."""
+    l2 = _l2_bytes()
+    nbytes = min(256 << 10, max(32 << 10, l2 // 4)) if l2 else 64 << 10
+    src = np.full(nbytes, 0x5A, np.uint8)
+    dst = np.zeros(nbytes, np.uint8)
+    calls = max(8, (8 << 20) // nbytes)    # a sample copies 8 MiB
+
+    def batch():
+        for _ in range(calls):
+            np.copyto(dst, src)
+
+    per_batch, _ = _ceiling_samples(batch, None, max(mode.ceiling_reps, 5))
+    return {"method": "np.copyto(dst, src) of warm uint8 arrays in the L2 cache, 1 thread, "
+                      "bytes = 2 arrays (reads src, writes dst)",
+            "array_bytes": nbytes, "l2_bytes": l2, "gbps": 2 * nbytes * calls / per_batch / 1e9}
+
+
+def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
+    """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming",
+    "cache", or None when it moves no bytes), and give each timed result the ceiling's GB/s and its
+    percentage of it. ``threads_of`` maps an implementation to its threads (None: all)."""
+    nbytes = record["bytes"]
+    record["ceiling"] = None if not nbytes else "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache"
+    for name, res in record["results"].items():
+        if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None:
+            continue
+        if record["ceiling"] == "cache":
+            gbps, label = ceiling["cache"]["gbps"], "cache copy, 1 thread"
+        elif threads_of.get(name, 1) == 1:
+            gbps, label = ceiling["gbps_1_thread"], "streaming, 1 thread"
+        else:
+            gbps, label = ceiling["gbps_threads"], f"streaming, {ceiling['threads']} threads"
+        res.update(ceiling=label, ceiling_gbps=gbps, percent_of_ceiling=100 * res["gbps"] / gbps)
