@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -23,6 +23,10 @@ from ._ops import runtime as _runtime
 from .errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "set_config"]
+
+
+#: The settings' names, as get_config reports them and set_config takes them.
+_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold")
 
 
 def get_config() -> dict[str, Any]:
@@ -54,6 +58,7 @@ def set_config(
     parallel_threshold: int | None = None,
     output_pool: bool | None = None,
     pool_threshold: int | None = None,
+    **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
 
@@ -77,8 +82,16 @@ def set_config(
     Raises
     ------
     ArgumentValueError, ArgumentTypeError
-        A value of the wrong kind or out of range; nothing is changed then.
+        A value of the wrong kind or out of range (ArgumentTypeError also for a setting name
+        that does not exist); nothing is changed then.
     """
+    # ``**unknown``: a misspelt name is a fastbits error naming it, not Python's bare
+    # TypeError; typed NoReturn, so that type checkers still refuse it.
+    if unknown:
+        raise ArgumentTypeError(
+            f"set_config: unknown setting(s) {', '.join(sorted(unknown))}; expected some of "
+            f"{', '.join(_SETTINGS)}"
+        )
     if num_threads is not None:
         num_threads = spec.check_num_threads(num_threads, "set_config: 'num_threads'")
     if parallel_threshold is not None:
@@ -106,11 +119,11 @@ def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
     ...     fastbits.get_num_threads()
     1
     """
-    unknown = sorted(set(settings) - set(get_config()))
+    unknown = sorted(set(settings) - set(_SETTINGS))
     if unknown:
         raise ArgumentTypeError(
             f"config_context: unknown setting(s) {', '.join(unknown)}; expected some of "
-            f"{', '.join(sorted(get_config()))}"
+            f"{', '.join(_SETTINGS)}"
         )
     before = get_config()
     set_config(**settings)
