@@ -10,7 +10,10 @@
 #include <unistd.h>
 #endif
 
-#if defined(MADV_FREE) && FB_THREADS && !FB_SANITIZED && !defined(FB_NO_POOL)
+/* FB_FORCE_POOL: the real pool in a sanitizer build too.  Python builds never define it (under
+   ASan a reused block could hide a use-after-free, see pool.h); scripts/tsan.sh defines it to
+   test the pool's own locking under ThreadSanitizer. */
+#if defined(MADV_FREE) && FB_THREADS && (!FB_SANITIZED || defined(FB_FORCE_POOL)) && !defined(FB_NO_POOL)
 #define FB_POOL 1
 #else
 #define FB_POOL 0
@@ -175,10 +178,26 @@ void fb_pool_stats(fb_pool_stats_t *stats) {
     pthread_mutex_unlock(&lock);
 }
 
-/* In a child made by fork() the lock may be held by a thread that does not exist there. */
+/* fork(): the forking thread takes the lock first, so that the child never copies the slots
+   and counters half-updated by another thread (a slot's new base beside its old cap would hand
+   out a block as larger than it is; a half-done idle_bytes update wraps it below 0).  The parent
+   gives the lock back; in the child it is held by a thread that does not exist there (the
+   forking thread has another id): start it afresh. */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void after_fork_child(void) { pthread_mutex_init(&lock, NULL); }
 
-int fb_pool_init(void) { return pthread_atfork(NULL, NULL, after_fork_child); }
+int fb_pool_init(void) {
+    static int registered; /* once: a second prepare handler would take the lock twice */
+    int status = 0;
+    pthread_mutex_lock(&lock);
+    if (!registered) {
+        status = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        registered = status == 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return status;
+}
 
 #else /* no pool: plain malloc */
 
