@@ -33,12 +33,14 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
 
 
 # The compiled modules, each with the C it owns (fastbits/_c/): the runtime owns the thread
-# team and the output pool, the engine the loops; the entry points and the public Cython API
-# reach them through Cython's cimport.  One module owns each piece of C state.
+# team and the output pool, the engine the loops, the packing module the packed layout's loops;
+# the entry points and the public Cython API reach them through Cython's cimport.  One module
+# owns each piece of C state.
 MODULES = {
     "fastbits._runtime": ["fastbits/_runtime.pyx", "fastbits/_c/team.c", "fastbits/_c/pool.c"],
     "fastbits._engine": ["fastbits/_engine.pyx", "fastbits/_c/loops.c", "fastbits/_c/bytes.c"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx"],
+    "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
     "fastbits.kernels": ["fastbits/kernels.pyx"],
 }
 
@@ -97,6 +99,11 @@ def _compiler_flags(compiler_type: str) -> tuple[list[str], list[str]]:
 class OptionalBuildExt(build_ext):
     """Flags for the compiler in use; fall back to the pure path with a warning when the
     compile fails, unless FASTBITS_REQUIRE_EXTENSIONS is set."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:  # the modules compile independently: one job per core
+            self.parallel = os.cpu_count() or 1
 
     def build_extensions(self) -> None:
         compile_args, link_args = _compiler_flags(self.compiler.compiler_type)

@@ -1,4 +1,5 @@
-"""fastbits: ONNX BitwiseAnd-18 and BitCast-26, exact and fast.
+"""fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift)
+and BitCast-26, exact and fast.
 
 >>> import numpy as np, fastbits
 >>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
@@ -9,7 +10,19 @@ array([1065353216], dtype=int32)
 
 from . import spec
 from ._config import config_context, get_config, release_memory, runtime_info, set_config
-from ._ops import BACKEND, bitcast, bitwise_and, get_num_threads, set_num_threads
+from ._ops import (
+    BACKEND,
+    bitcast,
+    bitshift,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    get_num_threads,
+    pack,
+    set_num_threads,
+    unpack,
+)
 from ._version import __version__
 from .errors import (
     AllocationError,
@@ -36,13 +49,19 @@ __all__ = [
     "UnknownDataTypeError",
     "__version__",
     "bitcast",
+    "bitshift",
     "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
     "config_context",
     "get_config",
     "get_num_threads",
+    "pack",
     "release_memory",
     "runtime_info",
     "set_config",
     "set_num_threads",
     "spec",
+    "unpack",
 ]

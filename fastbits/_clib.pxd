@@ -2,6 +2,7 @@
 # that calls them.  The C is compiled into the module that owns it (setup.py says which).
 
 from libc.stddef cimport size_t
+from libc.stdint cimport uint8_t
 
 
 cdef extern from "_c/platform.h":
@@ -18,6 +19,8 @@ cdef extern from "_c/team.h":
     int fb_team_available() noexcept nogil
     void fb_team_stats(int* started, Py_ssize_t* helper_pieces) noexcept nogil
     int fb_team_init() noexcept nogil
+    const long FB_TEAM_SPIN_NS
+    void fb_team_set_spin(long nanoseconds, int helpers) noexcept nogil
 
 
 cdef extern from "_c/pool.h":
@@ -55,14 +58,24 @@ cdef extern from "_c/loops.h":
         int swap
         int mask
         int stream
+        const uint8_t* byte_map
     int fb_op_unary(int op) noexcept nogil
     int fb_op_supported(int op, int width) noexcept nogil
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
+    void fb_stream_probe(char* o, const char* a, const char* b, Py_ssize_t nbytes) noexcept nogil
 
 
 cdef extern from "_c/bytes.h":
     void fb_copy_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
                      Py_ssize_t itemsize, int swap, int mask) noexcept nogil
+    void fb_map_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
+                    const uint8_t* byte_map) noexcept nogil
     void fb_prefetch_tile(const char* p, Py_ssize_t line_stride, Py_ssize_t ncols,
                           Py_ssize_t col_stride, Py_ssize_t nbytes) noexcept nogil
+
+
+cdef extern from "_c/pack.h":
+    Py_ssize_t fb_packed_size(Py_ssize_t n, int bits) noexcept nogil
+    void fb_pack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil
+    void fb_unpack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil

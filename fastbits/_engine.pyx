@@ -21,7 +21,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._clib cimport (
-    FB_OP_COPY, fb_copy_row, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row,
+    FB_OP_COPY, fb_copy_row, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row, fb_stream_probe,
 )
 from ._runtime cimport call_threads, parallel_threshold, run_pieces
 
@@ -418,3 +418,45 @@ cdef int run(Plan* pl) except -1:
         pl.scratch = NULL
         pl.tile = NULL
     return 0
+
+
+# ---------------------------------------------------------------------------
+# The benchmark suite's ceiling
+
+cdef struct ProbeCall:
+    char* o
+    const char* a
+    const char* b
+    Py_ssize_t nbytes
+    Py_ssize_t npieces
+
+
+cdef void _probe_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
+    cdef ProbeCall* call = <ProbeCall*>ctx
+    cdef Py_ssize_t lo = (piece * call.nbytes // call.npieces) & ~63
+    cdef Py_ssize_t hi = call.nbytes if piece == call.npieces - 1 else ((piece + 1) * call.nbytes // call.npieces) & ~63
+    fb_stream_probe(call.o + lo, call.a + lo, call.b + lo, hi - lo)
+
+
+def stream_probe(out, a, b, int threads):
+    """``out = a ^ b`` bytewise with streaming stores, on ``threads`` threads of the team.
+
+    The machine's limit for the kernels' traffic (two streams read, one written), without
+    planning or checks: what ``python -m fastbits bench`` measures its ceiling with.  ``out``,
+    ``a`` and ``b`` are C-contiguous arrays of the same number of bytes.
+    """
+    cdef const unsigned char[::1] va = memoryview(a).cast("B")
+    cdef const unsigned char[::1] vb = memoryview(b).cast("B")
+    cdef unsigned char[::1] vo = memoryview(out).cast("B")
+    cdef ProbeCall call
+    if va.shape[0] != vo.shape[0] or vb.shape[0] != vo.shape[0]:
+        raise ValueError("stream_probe: out, a and b must have the same number of bytes")
+    if vo.shape[0] == 0:
+        return
+    call.o = <char*>&vo[0]
+    call.a = <const char*>&va[0]
+    call.b = <const char*>&vb[0]
+    call.nbytes = vo.shape[0]
+    call.npieces = max(1, min(threads, MAX_THREADS))
+    with nogil:
+        run_pieces(_probe_piece, &call, call.npieces, <int>call.npieces - 1)

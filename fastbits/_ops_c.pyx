@@ -24,15 +24,26 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 import numpy as np
 
 from . import _ops_py, spec
-from ._clib cimport FB_OP_AND, FB_OP_COPY, fb_kernel
+from ._clib cimport (
+    FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
+)
 from ._engine cimport MAXD, Plan, run, run_row
 from ._runtime cimport new_array
 from ._runtime import get_num_threads, set_num_threads
-from .spec import BITCAST, BITWISE_AND
+from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 cnp.import_array()
 
-__all__ = ["bitcast", "bitwise_and", "get_num_threads", "set_num_threads"]
+__all__ = [
+    "bitcast",
+    "bitshift",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "get_num_threads",
+    "set_num_threads",
+]
 
 
 cdef extern from "numpy/arrayobject.h":
@@ -48,7 +59,8 @@ cdef enum:
     NUM_DTYPES = 1024    # dtype numbers covered by the BitCast table (ml_dtypes' are user types, >= 256)
     NUM_CODES = 29       # ONNX DataType codes 0..28
 
-cdef signed char INT_CODE[NUM_BUILTIN]        # dtype num -> ONNX code of an integer type (BitwiseAnd's T), or -1
+cdef signed char INT_CODE[NUM_BUILTIN]        # dtype num -> ONNX code of an integer type (spec.INTEGER_T), or -1
+cdef bint SIGNED[NUM_CODES]                   # the code is a signed integer type
 cdef signed char BITCAST_CODE[NUM_DTYPES]     # dtype num -> ONNX code in BitCast's T1, or -1
 cdef char BITCAST_ALLOWED[NUM_CODES][NUM_CODES]  # 1 when spec.check_bitcast accepts (src, dst)
 cdef int BITS[NUM_CODES]                      # ONNX bit width per code
@@ -76,6 +88,7 @@ cdef void _build_tables() except *:
         BITCAST_CODE[i] = -1
     for i in range(NUM_CODES):
         DESCR[i] = NULL
+        SIGNED[i] = False
         BITS[i] = 0
         ITEMSIZE[i] = 0
         for j in range(NUM_CODES):
@@ -101,13 +114,14 @@ cdef void _build_tables() except *:
         if c in spec.BITCAST_T1:
             BITCAST_CODE[dt.num] = int(c)
         if dt.num < NUM_BUILTIN:
-            if c in spec.BITWISE_AND_T:
+            if c in spec.INTEGER_T:
                 INT_CODE[dt.num] = int(c)
             if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
                 SWAP_UNIT[dt.num] = dt.itemsize
             elif dt.kind == "c" and dt.itemsize in (8, 16):
                 SWAP_UNIT[dt.num] = dt.itemsize // 2
-    for c in spec.BITWISE_AND_T:
+    for c in spec.INTEGER_T:
+        SIGNED[int(c)] = spec.numpy_dtype(c).kind == "i"
         info = np.iinfo(spec.numpy_dtype(c))
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
@@ -295,7 +309,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     for d in range(nd):
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
     pl.nd = nd
-    pl.kernel.op = op
+    pl.kernel.op = _kernel_op(op, code)
     pl.kernel.width = itemsize
     pl.kernel.swap = 0
     pl.kernel.mask = 0
@@ -305,6 +319,13 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     pl.p[2] = pb
     run(&pl)
     return O
+
+
+cdef inline int _kernel_op(int op, int code) noexcept nogil:
+    """The loop of ``op`` for type ``code``: a right shift of a signed type is arithmetic."""
+    if op == FB_OP_SHR and SIGNED[code]:
+        return FB_OP_SAR
+    return op
 
 
 cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
@@ -357,7 +378,7 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
                 n = cnp.PyArray_SIZE(A)
                 if n * w < SMALL_BYTES:
                     O = _new_result(opname, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, n * w)
-                    kernel.op = op
+                    kernel.op = _kernel_op(op, ca)
                     kernel.width = <int>w
                     kernel.swap = 0
                     kernel.mask = 0
@@ -392,30 +413,27 @@ cdef object _plain(object x):
     return x
 
 
-cdef object _binary_slow(int op, str opname, object a, object b, object out, object ufunc, object reference):
+cdef object _binary_slow(int op, str opname, object a, object b, object out, object reference):
     """The checks of the spec, then the kernels on normalised operands.
 
-    ``ufunc`` computes into an ``out`` whose own rules numpy decides (a subclass, or two indexes
-    on one element); ``reference`` is the pure implementation.
+    ``reference`` is the pure implementation, ``reference(a, b, out=out)``: it computes into an
+    ``out`` whose own rules numpy decides (a subclass, or two indexes on one element).
     """
     cdef cnp.ndarray A, B
-    a, b, code = spec.check_bitwise_and(a, b)
+    a, b, code = spec.check_operands(opname, a, b)
     shape = spec.broadcast_shape(opname, a.shape, b.shape)
     if out is not None:
         spec.check_out(opname, out, shape, code)
-    A = _plain(a)
-    B = _plain(b)
     target = out
     if out is not None and not (
         type(out) is np.ndarray and out.dtype.isnative and out.flags.aligned
         and not _self_overlaps(<cnp.ndarray>out)
     ):
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
-            # an ndarray subclass, or an out with two indexes on one element: numpy's own
-            # rules decide what such an out receives, as on the pure path
-            ufunc(A, B, out=out)
-            return out
+            return reference(a, b, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
+    A = _plain(a)
+    B = _plain(b)
     r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
                      cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
                      <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
@@ -428,11 +446,81 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
     return r
 
 
+cdef object _unary(int op, str opname, object x, object out, object reference):
+    """``op`` of one integer operand: the fast path, else the spec's checks first."""
+    cdef cnp.ndarray X, O
+    cdef int code
+    cdef Py_ssize_t n, w
+    cdef fb_kernel kernel
+    if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
+        X = <cnp.ndarray>x
+        code = _int_code(X)
+        if out is None and cnp.PyArray_IS_C_CONTIGUOUS(X):
+            w = ITEMSIZE[code]
+            n = cnp.PyArray_SIZE(X)
+            if n * w < SMALL_BYTES:
+                O = _new_result(opname, cnp.PyArray_NDIM(X), cnp.PyArray_DIMS(X), code, n * w)
+                kernel.op = op
+                kernel.width = <int>w
+                kernel.swap = 0
+                kernel.mask = 0
+                kernel.stream = 0
+                run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(X),
+                        <char*>cnp.PyArray_DATA(X), n, w, w, w)
+                return O
+        r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
+                         cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
+                         <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
+        if r is not None:
+            return r
+    x, code = spec.check_operand(opname, x)
+    if out is not None:
+        spec.check_out(opname, out, x.shape, code)
+        if not (type(out) is np.ndarray and out.dtype.isnative and out.flags.aligned
+                and not _self_overlaps(<cnp.ndarray>out)):
+            return reference(x, out=out)
+    X = _plain(x)
+    r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
+                     cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
+                     <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
+    return reference(x, out=out) if r is None else r
+
+
 def bitwise_and(a, b, /, *, out=None):
     r = _binary_fast(FB_OP_AND, BITWISE_AND, a, b, out)
     if r is not None:
         return r
-    return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, np.bitwise_and, _ops_py.bitwise_and)
+    return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, _ops_py.bitwise_and)
+
+
+def bitwise_or(a, b, /, *, out=None):
+    r = _binary_fast(FB_OP_OR, BITWISE_OR, a, b, out)
+    if r is not None:
+        return r
+    return _binary_slow(FB_OP_OR, BITWISE_OR, a, b, out, _ops_py.bitwise_or)
+
+
+def bitwise_xor(a, b, /, *, out=None):
+    r = _binary_fast(FB_OP_XOR, BITWISE_XOR, a, b, out)
+    if r is not None:
+        return r
+    return _binary_slow(FB_OP_XOR, BITWISE_XOR, a, b, out, _ops_py.bitwise_xor)
+
+
+def bitwise_not(x, /, *, out=None):
+    return _unary(FB_OP_NOT, BITWISE_NOT, x, out, _ops_py.bitwise_not)
+
+
+def bitshift(x, y, direction, /, *, out=None):
+    cdef int op
+    if type(direction) is not str or (direction != "LEFT" and direction != "RIGHT"):
+        direction = spec.check_direction(direction)
+    op = FB_OP_SHL if direction == "LEFT" else FB_OP_SHR
+    r = _binary_fast(op, BITSHIFT, x, y, out)
+    if r is not None:
+        return r
+    return _binary_slow(op, BITSHIFT, x, y, out,
+                        lambda a, b, out=None: _ops_py.bitshift(a, b, direction, out=out))
 
 
 # ---------------------------------------------------------------------------
@@ -455,9 +543,40 @@ cdef inline int _to_code(object to):
     return -1
 
 
-cdef object _bitcast_copy(cnp.ndarray x, int dst, int swap):
-    """A new C-contiguous array of type ``dst`` with the bytes of ``x``, swapped by
-    ``swap``-byte units if non-zero, masked to the low bits of a sub-byte type."""
+# Sub-byte types (spec.subbyte_bits): how a copy keeps the bits of each element, and the pairs
+# whose view could change values, so that copy=False copies too (spec.subbyte_byte_map).
+cdef int COPY_MASK[NUM_CODES]                 # a source whose bits are the low bits of its byte: those bits
+cdef const uint8_t* COPY_MAP[NUM_CODES]       # another sub-byte source: its byte map (held by _MAPS)
+cdef char VIEW_COPIES[NUM_CODES][NUM_CODES]   # 1 when (src, dst) cannot be a view
+_MAPS = {}
+
+
+cdef void _build_subbyte_tables() except *:
+    cdef int i, j
+    for i in range(NUM_CODES):
+        COPY_MASK[i] = 0
+        COPY_MAP[i] = NULL
+        for j in range(NUM_CODES):
+            VIEW_COPIES[i][j] = 0
+    for src in spec.SUBBYTE_TYPES:
+        table = spec.subbyte_bits(src)
+        mask = (1 << spec.bit_width(src)) - 1
+        if np.array_equal(table, np.arange(256) & mask):
+            COPY_MASK[int(src)] = mask  # the same bytes as the map, by the vectorized mask loop
+        else:
+            _MAPS[int(src)] = table
+            COPY_MAP[int(src)] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
+        for dst in spec.SUBBYTE_TYPES:
+            if spec.bit_width(dst) == spec.bit_width(src) and spec.subbyte_byte_map(src, dst) is not None:
+                VIEW_COPIES[int(src)][int(dst)] = 1
+
+
+_build_subbyte_tables()
+
+
+cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
+    """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
+    swapped by ``swap``-byte units if non-zero; a sub-byte element becomes its bits."""
     cdef Plan pl
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
@@ -469,7 +588,8 @@ cdef object _bitcast_copy(cnp.ndarray x, int dst, int swap):
     pl.kernel.op = FB_OP_COPY
     pl.kernel.width = itemsize
     pl.kernel.swap = swap
-    pl.kernel.mask = ((1 << BITS[dst]) - 1) if BITS[dst] < 8 else 0
+    pl.kernel.mask = COPY_MASK[src]
+    pl.kernel.byte_map = COPY_MAP[src]
     pl.kernel.stream = 0
     for d in range(nd):
         pl.n[d] = cnp.PyArray_DIMS(x)[d]
@@ -494,21 +614,22 @@ def bitcast(x, to, /, *, copy=False):
             dst = _to_code(to)
             if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
                 if cnp.PyArray_ISNOTSWAPPED(X):
-                    if copy is False:
+                    if copy is False and not VIEW_COPIES[src][dst]:
                         Py_INCREF(<object>DESCR[dst])  # PyArray_View steals it
                         return PyArray_View_steals(X, <void*>DESCR[dst], NULL)
-                    return _bitcast_copy(X, dst, 0)
+                    return _bitcast_copy(X, src, dst, 0)
                 if t < NUM_BUILTIN and SWAP_UNIT[t]:
-                    return _bitcast_copy(X, dst, SWAP_UNIT[t])
+                    return _bitcast_copy(X, src, dst, SWAP_UNIT[t])
     return _bitcast_slow(x, to, copy)
 
 
 cdef object _bitcast_slow(object x, object to, object copy):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
-    cdef int dst, t
+    cdef int src, dst, t
     copy = spec.check_copy(BITCAST, copy)
     x = spec.as_array(BITCAST, x, "input", spec.BITCAST_T1)
-    _, d = spec.check_bitcast(x.dtype, to)
+    s, d = spec.check_bitcast(x.dtype, to)
+    src = int(s)
     dst = int(d)
     if (type(to) is str or isinstance(to, (type, np.dtype))) and len(_TO_CACHE) < TO_CACHE_MAX:
         try:
@@ -520,14 +641,15 @@ cdef object _bitcast_slow(object x, object to, object copy):
         return _ops_py.bitcast(x, to, copy=copy)
     t = cnp.PyArray_TYPE(<cnp.ndarray>x)
     if cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x):
-        if not copy:
+        if not copy and not VIEW_COPIES[src][dst]:
             return x.view(_DESCRS[dst])
-        return _bitcast_copy(<cnp.ndarray>x, dst, 0)
+        return _bitcast_copy(<cnp.ndarray>x, src, dst, 0)
     if 0 <= t < NUM_BUILTIN and SWAP_UNIT[t]:
-        return _bitcast_copy(<cnp.ndarray>x, dst, SWAP_UNIT[t])
+        return _bitcast_copy(<cnp.ndarray>x, src, dst, SWAP_UNIT[t])
     return _ops_py.bitcast(x, to, copy=copy)
 
 
 # One source of truth for the docs: the pure module's docstrings (help() shows them in full).
-bitwise_and.__doc__ = _ops_py.bitwise_and.__doc__
-bitcast.__doc__ = _ops_py.bitcast.__doc__
+for _function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast):
+    _function.__doc__ = getattr(_ops_py, _function.__name__).__doc__
+del _function

@@ -13,9 +13,34 @@ import numpy as np
 
 from . import spec
 from ._runtime_py import get_num_threads, set_num_threads
-from .spec import BITCAST, BITCAST_T1, BITWISE_AND
+from .spec import BITCAST, BITCAST_T1, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
-__all__ = ["bitcast", "bitwise_and", "get_num_threads", "set_num_threads"]
+__all__ = [
+    "bitcast",
+    "bitshift",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "get_num_threads",
+    "set_num_threads",
+]
+
+
+def _result(op: str, shape: tuple[int, ...], code: spec.DataType, out: Any) -> np.ndarray:
+    """A new result array, or the checked ``out``."""
+    if out is None:
+        return spec.allocate(op, shape, spec.numpy_dtype(code))
+    return spec.check_out(op, out, shape, code)
+
+
+def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any) -> np.ndarray:
+    a, b, code = spec.check_operands(op, a, b)
+    out = _result(op, spec.broadcast_shape(op, a.shape, b.shape), code, out)
+    # numpy reads either byte order and any strides, and copies an input
+    # first when it overlaps ``out`` in a way a single pass would corrupt.
+    ufunc(a, b, out=out)
+    return out
 
 
 def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
@@ -57,15 +82,197 @@ def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarr
     >>> fastbits.bitwise_and(np.array([12, 10], np.uint8), np.uint8(6))
     array([4, 2], dtype=uint8)
     """
-    a, b, code = spec.check_bitwise_and(a, b)
-    shape = spec.broadcast_shape(BITWISE_AND, a.shape, b.shape)
-    if out is None:
-        out = spec.allocate(BITWISE_AND, shape, spec.numpy_dtype(code))
+    return _binary(BITWISE_AND, np.bitwise_and, a, b, out)
+
+
+def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
+    """ONNX BitwiseOr-18: elementwise ``a | b`` with multidirectional broadcasting.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Integer arrays of the same dtype: int8, int16, int32, int64, uint8,
+        uint16, uint32 or uint64, in either byte order, any strides, read-only
+        or not.  One of them may be a Python int, which takes the other's
+        dtype and must fit in it.
+    out : numpy.ndarray, optional
+        Where to write the result: exactly the broadcast shape and the
+        operands' type (either byte order, any strides), writeable.  It may
+        be, or overlap, ``a`` or ``b``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` if given, else a new C-contiguous array of the broadcast
+        shape in native byte order.
+
+    Raises
+    ------
+    TypeConstraintError
+        An operand outside T (bool, float, strings...), operands of two
+        different types, or an ``out`` of another type.
+    BroadcastError
+        Shapes that do not broadcast, or an ``out`` of another shape.
+    ArgumentValueError
+        A Python int outside the other operand's range, or a read-only ``out``.
+    AllocationError
+        A result too large to allocate.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.bitwise_or(np.array([12, 10], np.uint8), np.uint8(6))
+    array([14, 14], dtype=uint8)
+    """
+    return _binary(BITWISE_OR, np.bitwise_or, a, b, out)
+
+
+def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
+    """ONNX BitwiseXor-18: elementwise ``a ^ b`` with multidirectional broadcasting.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Integer arrays of the same dtype: int8, int16, int32, int64, uint8,
+        uint16, uint32 or uint64, in either byte order, any strides, read-only
+        or not.  One of them may be a Python int, which takes the other's
+        dtype and must fit in it.
+    out : numpy.ndarray, optional
+        Where to write the result: exactly the broadcast shape and the
+        operands' type (either byte order, any strides), writeable.  It may
+        be, or overlap, ``a`` or ``b``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` if given, else a new C-contiguous array of the broadcast
+        shape in native byte order.
+
+    Raises
+    ------
+    TypeConstraintError
+        An operand outside T (bool, float, strings...), operands of two
+        different types, or an ``out`` of another type.
+    BroadcastError
+        Shapes that do not broadcast, or an ``out`` of another shape.
+    ArgumentValueError
+        A Python int outside the other operand's range, or a read-only ``out``.
+    AllocationError
+        A result too large to allocate.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.bitwise_xor(np.array([12, 10], np.uint8), np.uint8(6))
+    array([10, 12], dtype=uint8)
+    """
+    return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
+
+
+def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
+    """ONNX BitwiseNot-18: elementwise ``~x``, every bit flipped.
+
+    Parameters
+    ----------
+    x : array_like
+        An array of int8, int16, int32, int64, uint8, uint16, uint32 or
+        uint64, in either byte order, any strides, read-only or not.
+    out : numpy.ndarray, optional
+        Where to write the result: exactly the shape and type of ``x``
+        (either byte order, any strides), writeable.  It may be, or overlap,
+        ``x``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` if given, else a new C-contiguous array in native byte order.
+
+    Raises
+    ------
+    TypeConstraintError
+        ``x`` outside T (bool, float, strings...), or an ``out`` of another type.
+    BroadcastError
+        An ``out`` of another shape.
+    ArgumentTypeError, ArgumentValueError
+        ``x`` not readable as an array; a read-only ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.bitwise_not(np.array([0, 5, -1], np.int8))
+    array([-1, -6,  0], dtype=int8)
+    """
+    x, code = spec.check_operand(BITWISE_NOT, x)
+    out = _result(BITWISE_NOT, x.shape, code, out)
+    np.invert(x, out=out)
+    return out
+
+
+def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None) -> np.ndarray:
+    """ONNX BitShift-28: shift the bits of ``x`` by ``y`` places, to the left or right.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The values and the shift amounts: integer arrays of the same dtype
+        (int8 ... int64, uint8 ... uint64), either byte order, any strides,
+        broadcast together.  One of them may be a Python int, which takes the
+        other's dtype and must fit in it.
+    direction : str
+        ``"LEFT"`` or ``"RIGHT"`` (ONNX's attribute values), in any case.
+    out : numpy.ndarray, optional
+        As for :func:`bitwise_and`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` if given, else a new C-contiguous array of the broadcast
+        shape in native byte order.
+
+    Notes
+    -----
+    A right shift of a signed type is arithmetic (the sign bit fills the
+    vacated bits); a left shift drops the bits moved past the top.  An amount
+    that is negative or at least the bit width gives 0, or -1 for a right
+    shift of a negative ``x``: what the sign extension alone produces.  (C
+    leaves such shifts undefined and numpy returns platform-dependent values;
+    BitShift-28 defines them, and so does fastbits.)
+
+    Raises
+    ------
+    ArgumentValueError
+        ``direction`` other than LEFT or RIGHT, a Python int out of range,
+        a read-only ``out``.
+    TypeConstraintError, BroadcastError, AllocationError
+        As for :func:`bitwise_and`.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.bitshift(np.array([16, 4, 1], np.uint8), np.array([1, 2, 3], np.uint8), "RIGHT")
+    array([8, 1, 0], dtype=uint8)
+    >>> fastbits.bitshift(np.array([-16, 16], np.int8), np.array([2, 9], np.int8), "right")
+    array([-4,  0], dtype=int8)
+    """
+    direction = spec.check_direction(direction)
+    x, y, code = spec.check_operands(BITSHIFT, x, y)
+    out = _result(BITSHIFT, spec.broadcast_shape(BITSHIFT, x.shape, y.shape), code, out)
+    dtype = spec.numpy_dtype(code)  # native byte order: values, not bytes, from here on
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    x, y = np.broadcast_arrays(x.astype(dtype), y.astype(dtype))
+    in_range = (y >= 0) & (y < spec.bit_width(code))
+    amount = np.where(in_range, y, np.zeros((), dtype)).astype(unsigned)
+    if direction == "LEFT":
+        # in the unsigned type: the bits moved past the top (sign bit included) are dropped
+        shifted = np.left_shift(x.view(unsigned), amount).view(dtype)
+        fill = np.zeros((), dtype)
     else:
-        spec.check_out(BITWISE_AND, out, shape, code)
-    # numpy reads either byte order and any strides, and copies an input
-    # first when it overlaps ``out`` in a way a single pass would corrupt.
-    np.bitwise_and(a, b, out=out)
+        # numpy's right shift is arithmetic for signed types, logical for unsigned ones
+        shifted = np.right_shift(x, amount.astype(dtype))
+        # out of range: the sign extension alone (-1 for a negative signed x, else 0)
+        bits = spec.bit_width(code)
+        fill = np.right_shift(x, np.array(bits - 1, dtype)) if dtype.kind == "i" else np.zeros((), dtype)
+    out[...] = np.where(in_range, shifted, fill)
     return out
 
 
@@ -85,15 +292,17 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         must equal that of ``x``'s type.
     copy : bool, default False
         False: return a view of ``x`` whenever the bits allow it (always,
-        but for non-native byte order, which needs a copy).  True: always a
-        new C-contiguous array.
+        but for non-native byte order and for the sub-byte pairs whose
+        target reads a byte otherwise, float4e2m1 <-> int4/uint4, which
+        need a copy).  True: always a new C-contiguous array.
 
     Returns
     -------
     numpy.ndarray
-        Same shape as ``x``, dtype of ``to`` in native byte order.  A copy of
-        a sub-byte type keeps only the low 2 or 4 bits of each byte; a view
-        keeps the bytes as they are.
+        Same shape as ``x``, dtype of ``to`` in native byte order.  A
+        sub-byte element keeps its bits: the 4 or 2 bits of the value its
+        byte reads as (:func:`fastbits.spec.subbyte_bits`).  A view keeps the
+        bytes as they are; a copy holds those bits, the high bits zero.
 
     Raises
     ------
@@ -113,8 +322,16 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     """
     copy = spec.check_copy(BITCAST, copy)
     x = spec.as_array(BITCAST, x, "input", BITCAST_T1)
-    _, dst = spec.check_bitcast(x.dtype, to)
+    src, dst = spec.check_bitcast(x.dtype, to)
     target = spec.numpy_dtype(dst)
+    if src in spec.SUBBYTE_TYPES:
+        # The bits of each element are those of the value its byte reads as: a view keeps the
+        # bytes where the target reads every byte as the value of those bits; otherwise, and
+        # for a copy, each byte becomes its bits.
+        if not copy and spec.subbyte_byte_map(src, dst) is None:
+            return x.view(target)
+        raw = np.asarray(x).view(np.uint8)
+        return np.take(spec.subbyte_bits(src), raw.reshape(-1)).reshape(raw.shape).view(target)
     if not x.dtype.isnative:
         # ONNX reads tensor bytes as little endian: take the values into native
         # order first (only multi-byte builtin types can be non-native).
@@ -125,9 +342,4 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     # Copy raw bytes (void items copy as memcpy), so that no bit pattern,
     # NaN payloads and bool bytes other than 0/1 included, is touched.
     raw = np.array(x.view(np.dtype((np.void, x.dtype.itemsize))), order="C", copy=True)
-    result = raw.view(target)
-    bits = spec.bit_width(dst)
-    if bits < 8:
-        as_bytes = result.view(np.uint8)
-        np.bitwise_and(as_bytes, np.uint8((1 << bits) - 1), out=as_bytes)
-    return result
+    return raw.view(target)

@@ -21,7 +21,10 @@ from ._clib cimport (
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
     fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
     fb_team_init, fb_team_run, fb_team_stats, fb_threads_get, fb_threads_set, fb_piece_fn,
+    FB_TEAM_SPIN_NS, fb_team_set_spin,
 )
+
+import os
 
 from . import _cpus, spec
 
@@ -51,6 +54,11 @@ cdef extern from "numpy/arrayobject.h":
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
 fb_threads_set(_cpus.default_num_threads())
+# Helpers watch for the next call briefly before they sleep (fastbits/_c/team.h), unless
+# OMP_WAIT_POLICY=passive asks threads not to spin; never more of them than there are CPUs
+# beside the caller's.
+fb_team_set_spin(0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else FB_TEAM_SPIN_NS,
+                 _cpus.available_cpus() - 1)
 
 # Below this much output a streaming loop runs on its caller alone: waking a helper costs tens
 # of microseconds and a memory-bound loop gains little from a second core below several MiB.

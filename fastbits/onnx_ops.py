@@ -3,13 +3,16 @@
 >>> import onnx.reference, fastbits.onnx_ops
 >>> sess = onnx.reference.ReferenceEvaluator(model, new_ops=fastbits.onnx_ops.OPS)  # doctest: +SKIP
 
-The evaluator then runs every ``BitwiseAnd`` and ``BitCast`` node of the
-default domain with fastbits' kernels, and every other node with its own.
-It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only, whatever
-the model's opset, so the classes check the opset themselves: a node is
-refused, with a ``RuntimeError``, when the operator does not exist in the
-model's opset (BitCast before 26, BitwiseAnd before 18) or when the
-installed onnx knows a later version of it than the one fastbits implements.
+The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
+``BitwiseNot``, ``BitShift`` and ``BitCast`` node of the default domain with
+fastbits' kernels, and every other node with its own.  It matches ``new_ops``
+to nodes by ``(op_domain, class name)`` only, whatever the model's opset, so
+the classes check the opset themselves: a node is refused, with a
+``RuntimeError``, when the operator does not exist in the model's opset
+(BitCast before 26, the Bitwise operators before 18, BitShift before 11) or
+when the installed onnx knows a later version of it than the ones fastbits
+implements.  In a model whose opset is 11 to 27, BitShift is BitShift-11,
+which refuses signed types (:class:`~fastbits.TypeConstraintError`).
 
 Errors are fastbits' own (:mod:`fastbits.errors`): :class:`~onnx.reference.op_run.OpRun`
 would wrap every ``TypeError`` into a generic one, so the classes hand back
@@ -48,11 +51,11 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
 from . import _ops, spec
 from .errors import FastbitsError
 
-__all__ = ["OPS", "BitCast", "BitwiseAnd"]
+__all__ = ["OPS", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor"]
 
 
-def _schema(op: str) -> Any:
-    since = spec.SINCE_VERSION[op]
+def _schema(op: str, since: int | None = None) -> Any:
+    since = spec.SINCE_VERSION[op] if since is None else since
     try:
         schema = onnx.defs.get_schema(op, since, "")
     except onnx.defs.SchemaError:
@@ -67,33 +70,36 @@ def _schema(op: str) -> Any:
 
 
 class _FastbitsOp(OpRun):
-    """What both operators share: the opset check and unwrapped errors."""
+    """What the operators share: the opset check and unwrapped errors."""
 
     op_domain = ""
+    #: The versions of the operator fastbits implements (the schema's, unless a class says more).
+    versions: tuple[int, ...] = ()
 
     def __init__(self, onnx_node: Any, run_params: dict[str, Any], schema: Any = None):
         opset = run_params.get("opsets", {}).get(self.op_domain)
-        if opset is not None:
-            self._check_opset(int(opset))
+        #: The operator's version in this model (the latest when the model says nothing).
+        self.version = self._check_opset(int(opset)) if opset is not None else self.op_schema.since_version
         super().__init__(onnx_node, run_params, schema)
 
     @classmethod
-    def _check_opset(cls, opset: int) -> None:
+    def _check_opset(cls, opset: int) -> int:
         op = cls.op_schema.name
-        since = cls.op_schema.since_version
+        versions = cls.versions or (cls.op_schema.since_version,)
         try:
             active = onnx.defs.get_schema(op, opset, cls.op_domain).since_version
         except onnx.defs.SchemaError:
             active = None
-        if active == since:
-            return
+        if active in versions:
+            return active
         if active is None:
-            reason = f"{op} does not exist before opset {since}"
+            reason = f"{op} does not exist before opset {min(versions)}"
         else:
             reason = f"that opset has {op}-{active}, which fastbits does not implement"
+        implemented = " and ".join(f"{op}-{v}" for v in versions)
         raise RuntimeError(
             f"{op}: the model imports opset {opset} of the default domain, but "
-            f"{reason}; fastbits implements {op}-{since} (opsets {since} and later, "
+            f"{reason}; fastbits implements {implemented} (opsets {min(versions)} and later, "
             f"up to the next version of {op})"
         )
 
@@ -122,6 +128,58 @@ class BitwiseAnd(_FastbitsOp):
         return (_ops.bitwise_and(a, b),)
 
 
+class BitwiseOr(_FastbitsOp):
+    """ONNX BitwiseOr-18 with :func:`fastbits.bitwise_or` (as :class:`BitwiseAnd`)."""
+
+    op_schema = _schema(spec.BITWISE_OR)
+
+    def _run(self, a: Any, b: Any) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.bitwise_or(a, b),)
+
+
+class BitwiseXor(_FastbitsOp):
+    """ONNX BitwiseXor-18 with :func:`fastbits.bitwise_xor` (as :class:`BitwiseAnd`)."""
+
+    op_schema = _schema(spec.BITWISE_XOR)
+
+    def _run(self, a: Any, b: Any) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.bitwise_xor(a, b),)
+
+
+class BitwiseNot(_FastbitsOp):
+    """ONNX BitwiseNot-18 with :func:`fastbits.bitwise_not`."""
+
+    op_schema = _schema(spec.BITWISE_NOT)
+
+    def _run(self, x: Any) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.bitwise_not(x),)
+
+
+def _bitshift_schema() -> Any:
+    """BitShift-28 where the installed onnx has it (1.23 and later), else BitShift-11."""
+    try:
+        return _schema(spec.BITSHIFT)
+    except ImportError:
+        return _schema(spec.BITSHIFT, 11)
+
+
+class BitShift(_FastbitsOp):
+    """ONNX BitShift-28 (and BitShift-11 in models of opsets 11 to 27) with :func:`fastbits.bitshift`.
+
+    ``direction`` is the node's attribute.  BitShift-28 takes the eight integer types, shifts
+    a signed type right arithmetically and defines out-of-range amounts (0, or -1 for a right
+    shift of a negative value); BitShift-11 takes the unsigned types only.
+    """
+
+    op_schema = _bitshift_schema()
+    versions = (11, 28) if op_schema.since_version == 28 else (11,)
+
+    def _run(self, x: Any, y: Any, direction: Any = None) -> tuple[Any]:  # type: ignore[override]
+        result = _ops.bitshift(x, y, direction)
+        spec.check_bitshift_version(self.version, spec.datatype_of(result.dtype))
+        return (result,)
+
+
 class BitCast(_FastbitsOp):
     """ONNX BitCast-26 with :func:`fastbits.bitcast`.
 
@@ -139,4 +197,4 @@ class BitCast(_FastbitsOp):
 
 
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
-OPS: list[type[OpRun]] = [BitwiseAnd, BitCast]
+OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast]

@@ -39,32 +39,78 @@ __all__ = [
     "BITCAST",
     "BITCAST_T1",
     "BITCAST_T2",
+    "BITSHIFT",
+    "BITSHIFT_11_T",
+    "BITSHIFT_T",
     "BITWISE_AND",
     "BITWISE_AND_T",
+    "BITWISE_NOT",
+    "BITWISE_OR",
+    "BITWISE_XOR",
+    "DIRECTIONS",
     "DataType",
+    "INPUT_NAMES",
+    "INTEGER_T",
+    "PACK",
     "SINCE_VERSION",
+    "SUBBYTE_TYPES",
+    "TYPE_CONSTRAINT",
     "TypeInfo",
+    "UNPACK",
     "allocate",
     "as_array",
     "bit_width",
     "broadcast_shape",
     "check_bitcast",
-    "check_bitwise_and",
+    "check_bitshift_version",
     "check_copy",
+    "check_direction",
     "check_num_threads",
+    "check_operand",
+    "check_operands",
     "check_out",
+    "check_pack",
+    "check_unpack",
     "datatype_of",
     "describe_dtype",
     "numpy_dtype",
+    "packed_size",
     "resolve_to",
+    "subbyte_bits",
+    "subbyte_byte_map",
     "type_string",
 ]
 
 BITWISE_AND = "BitwiseAnd"
+BITWISE_OR = "BitwiseOr"
+BITWISE_XOR = "BitwiseXor"
+BITWISE_NOT = "BitwiseNot"
+BITSHIFT = "BitShift"
 BITCAST = "BitCast"
 
-#: The opset version in which each operator, as fastbits implements it, appeared.
-SINCE_VERSION = {BITWISE_AND: 18, BITCAST: 26}
+#: The opset version in which each operator, as fastbits implements it, appeared.  BitShift is
+#: BitShift-28 (signed types, out-of-range amounts defined); BitShift-11, its unsigned subset,
+#: serves opsets 11 to 27 (:func:`check_bitshift_version`).
+SINCE_VERSION = {
+    BITWISE_AND: 18,
+    BITWISE_OR: 18,
+    BITWISE_XOR: 18,
+    BITWISE_NOT: 18,
+    BITSHIFT: 28,
+    BITCAST: 26,
+}
+
+#: The ONNX names of each integer operator's inputs, as messages name them.
+INPUT_NAMES = {
+    BITWISE_AND: ("A", "B"),
+    BITWISE_OR: ("A", "B"),
+    BITWISE_XOR: ("A", "B"),
+    BITWISE_NOT: ("X",),
+    BITSHIFT: ("X", "Y"),
+}
+
+#: BitShift's ``direction`` attribute: its two values.
+DIRECTIONS = ("LEFT", "RIGHT")
 
 
 class DataType(enum.IntEnum):
@@ -150,8 +196,9 @@ TYPES: dict[DataType, TypeInfo] = {
 }
 del _D
 
-#: BitwiseAnd-18, type constraint ``T``: the eight integer types.
-BITWISE_AND_T: frozenset[DataType] = frozenset(
+#: The eight integer types: type constraint ``T`` of BitwiseAnd-18, BitwiseOr-18,
+#: BitwiseXor-18, BitwiseNot-18 and BitShift-28.
+INTEGER_T: frozenset[DataType] = frozenset(
     {
         DataType.INT8,
         DataType.INT16,
@@ -163,6 +210,20 @@ BITWISE_AND_T: frozenset[DataType] = frozenset(
         DataType.UINT64,
     }
 )
+BITWISE_AND_T = INTEGER_T
+BITSHIFT_T = INTEGER_T
+#: BitShift-11's ``T``: the unsigned integer types only.
+BITSHIFT_11_T: frozenset[DataType] = frozenset(
+    {DataType.UINT8, DataType.UINT16, DataType.UINT32, DataType.UINT64}
+)
+#: Each integer operator's ``T``.
+TYPE_CONSTRAINT: dict[str, frozenset[DataType]] = {
+    BITWISE_AND: INTEGER_T,
+    BITWISE_OR: INTEGER_T,
+    BITWISE_XOR: INTEGER_T,
+    BITWISE_NOT: INTEGER_T,
+    BITSHIFT: BITSHIFT_T,
+}
 
 #: BitCast-26, ``T1`` (input) and ``T2`` (output): every type but string.
 #: UNDEFINED and the 6-bit floats are not tensor types of BitCast-26 either.
@@ -245,7 +306,7 @@ def _allowed(types: frozenset[DataType]) -> str:
     and ``T2``) grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the
     rest. Narrowest first within a group, a line per group after the first.
     """
-    if types <= BITWISE_AND_T:
+    if types <= INTEGER_T:
         return ", ".join(sorted(type_string(t) for t in types))
     groups: dict[int, list[str]] = {}
     for code in sorted(types, key=lambda t: (TYPES[t].bits or 0, t.name)):
@@ -378,7 +439,189 @@ def check_bitcast(dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
 
 
 # --------------------------------------------------------------------------
-# BitwiseAnd
+# Sub-byte types: the bits of an element, and ONNX's packed layout
+
+PACK = "pack"
+UNPACK = "unpack"
+
+#: The sub-byte types: int4, uint4 and float4e2m1 (4 bits), int2 and uint2 (2 bits).
+SUBBYTE_TYPES: frozenset[DataType] = frozenset(
+    code for code in BITCAST_T1 if TYPES[code].bits is not None and TYPES[code].bits < 8
+)
+_SUBBYTE_NAMES = ", ".join(
+    type_string(t) for t in sorted(SUBBYTE_TYPES, key=lambda t: (-TYPES[t].bits, t.name))
+)
+
+
+def _check_subbyte(code: DataType) -> DataType:
+    code = DataType(code)
+    if code not in SUBBYTE_TYPES:
+        raise TypeConstraintError(
+            f"subbyte_bits: {type_string(code)} is not a sub-byte type; expected one of {_SUBBYTE_NAMES}"
+        )
+    return code
+
+
+@functools.cache
+def subbyte_bits(code: DataType) -> np.ndarray:
+    """The bits of an element of sub-byte type ``code`` held in each byte 0..255.
+
+    ml_dtypes holds one element per byte and reads a value from the whole byte: int4, uint4,
+    int2 and uint2 from its low bits, float4e2m1 as negative when any high bit is set.  The
+    bits of an element are the 4 or 2 bits of the value ml_dtypes reads from its byte.  They
+    are found here from ml_dtypes itself: the bytes 0 .. 2**bits - 1 read as 2**bits distinct
+    values (the bytes ml_dtypes writes, each the bits of its value), and every byte reads as
+    one of them (the sign of a zero included).
+
+    Returns a read-only uint8 array of 256: entry ``b`` is the bits of byte ``b``, which is
+    also the byte ml_dtypes and ONNX store them as.
+    """
+    code = _check_subbyte(code)
+    width = TYPES[code].bits
+    every = np.arange(256, dtype=np.uint8).view(TYPES[code].dtype)
+    # a value's identity: its float32 bits (exact for these types; -0.0 is not +0.0)
+    read = every.astype(np.float32).view(np.uint32).tolist()
+    canonical = {value: bits for bits, value in enumerate(read[: 1 << width])}
+    if len(canonical) != 1 << width or any(value not in canonical for value in read):
+        raise RuntimeError(
+            f"ml_dtypes {ml_dtypes.__version__} reads {TYPES[code].dtype} bytes in a way fastbits "
+            f"does not know: the bytes 0..{(1 << width) - 1} do not hold every value once"
+        )
+    table = np.array([canonical[value] for value in read], dtype=np.uint8)
+    table.flags.writeable = False
+    return table
+
+
+@functools.cache
+def subbyte_byte_map(src: DataType, dst: DataType) -> np.ndarray | None:
+    """How BitCast from sub-byte type ``src`` to ``dst`` (of the same width) keeps the bits.
+
+    None when ``dst`` reads every byte as the value of the bits ``src`` reads from it: the
+    bytes can stay as they are (a view).  Otherwise the 256-entry byte map of a normalizing
+    copy: each byte becomes its bits as ``src`` reads them (:func:`subbyte_bits`), stored as
+    ``dst`` stores them.  int4, uint4, int2 and uint2 read the low bits of a byte, float4e2m1
+    also its high bits: a view between float4e2m1 and int4 or uint4 could change values.
+    """
+    src_bits, dst_bits = subbyte_bits(src), subbyte_bits(dst)
+    if TYPES[DataType(src)].bits != TYPES[DataType(dst)].bits:
+        raise BitWidthError(f"{BITCAST}: {type_string(src)} and {type_string(dst)} have different widths")
+    return None if np.array_equal(src_bits, dst_bits) else src_bits
+
+
+def packed_size(code: DataType, count: int) -> int:
+    """Bytes that ``count`` elements of sub-byte type ``code`` take packed: ceil(count * bits / 8)."""
+    return (count * TYPES[DataType(code)].bits + 7) // 8
+
+
+def check_pack(x: Any) -> tuple[np.ndarray, DataType]:
+    """``pack``'s input: an array of a sub-byte type (any shape and layout); it and its type."""
+    x = as_array(PACK, x, "x", SUBBYTE_TYPES)
+    code = datatype_of(x.dtype)
+    if code not in SUBBYTE_TYPES:
+        raise TypeConstraintError(
+            f"{PACK}: input 'x' has dtype {describe_dtype(x.dtype)}, which is not a sub-byte "
+            f"type; expected one of {_SUBBYTE_NAMES}"
+        )
+    return x, code
+
+
+def check_unpack(data: Any, to: Any, shape: Any) -> tuple[np.ndarray, DataType, tuple[int, ...]]:
+    """``unpack``'s arguments: the packed bytes as a 1-D uint8 array, the type, the shape.
+
+    ``data`` is bytes, a bytearray, a 1-D memoryview of bytes or a 1-D uint8 array (any
+    strides); ``to`` is read as BitCast reads it (:func:`resolve_to`) and must be a sub-byte
+    type; ``shape`` is a tuple (or list) of non-negative ints; ``data`` must hold exactly the
+    :func:`packed_size` of that many elements.
+    """
+    array = _packed_bytes(data)
+    code = _unpack_to(to)
+    dims = _unpack_shape(shape)
+    count = 1
+    for size in dims:
+        count *= size
+    expected = packed_size(code, count)
+    if array.size != expected:
+        raise ArgumentValueError(
+            f"{UNPACK}: input 'data' has {array.size} bytes, but shape {dims} of "
+            f"{type_string(code)} packs into {expected} bytes ({count} elements of "
+            f"{TYPES[code].bits} bits, padded to a whole byte); expected exactly {expected} bytes"
+        )
+    return array, code, dims
+
+
+def _packed_bytes(data: Any) -> np.ndarray:
+    kinds = "bytes, a bytearray, a memoryview of bytes or a uint8 numpy array"
+    if isinstance(data, np.ndarray):
+        if data.dtype != np.uint8:
+            raise TypeConstraintError(
+                f"{UNPACK}: input 'data' has dtype {describe_dtype(data.dtype)}; expected packed "
+                f"bytes: {kinds}"
+            )
+        array = data
+    elif isinstance(data, (bytes, bytearray)):
+        array = np.frombuffer(data, dtype=np.uint8)
+    elif isinstance(data, memoryview):
+        if data.itemsize != 1 or data.format.lstrip("@=<>!") not in ("B", "b", "c"):
+            raise TypeConstraintError(
+                f"{UNPACK}: input 'data' is a memoryview of format {data.format!r} (itemsize "
+                f"{data.itemsize}); expected packed bytes: {kinds}"
+            )
+        array = np.asarray(data)
+        array = array.view(np.uint8) if array.dtype != np.uint8 else array
+    else:
+        raise ArgumentTypeError(f"{UNPACK}: input 'data' must be {kinds}, not {type(data).__name__}")
+    if array.ndim != 1:
+        raise ArgumentValueError(
+            f"{UNPACK}: input 'data' has shape {array.shape}; expected the packed bytes as one "
+            f"dimension"
+        )
+    return array
+
+
+def _unpack_to(to: Any) -> DataType:
+    try:
+        code = resolve_to(to)
+    except UnknownDataTypeError:
+        raise UnknownDataTypeError(
+            f"{UNPACK}: argument 'to' = {to!r} names no ONNX data type; expected a sub-byte "
+            f"type: {_SUBBYTE_NAMES}"
+        ) from None
+    except ArgumentTypeError:
+        raise ArgumentTypeError(
+            f"{UNPACK}: argument 'to' must be an ONNX data type (an int code, a DataType, a "
+            f"dtype or a name), not {type(to).__name__} {to!r}"
+        ) from None
+    if code not in SUBBYTE_TYPES:
+        raise TypeConstraintError(
+            f"{UNPACK}: argument 'to' = {code.name} ({int(code)}) is not a sub-byte type; "
+            f"expected one of {_SUBBYTE_NAMES}"
+        )
+    return code
+
+
+def _unpack_shape(shape: Any) -> tuple[int, ...]:
+    if not isinstance(shape, (tuple, list)):
+        raise ArgumentTypeError(
+            f"{UNPACK}: argument 'shape' must be a tuple of ints, not {type(shape).__name__} {shape!r}"
+        )
+    for size in shape:
+        if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
+            raise ArgumentTypeError(
+                f"{UNPACK}: argument 'shape' must be a tuple of ints, but {tuple(shape)!r} holds "
+                f"{type(size).__name__} {size!r}"
+            )
+    dims = tuple(int(size) for size in shape)
+    if any(size < 0 for size in dims):
+        raise ArgumentValueError(f"{UNPACK}: argument 'shape' {dims} has a negative size")
+    try:  # too many axes, or sizes that overflow beside a zero: numpy's own limits
+        np.empty(dims if 0 in dims else (0,) * len(dims), dtype=np.uint8)
+    except ValueError as exc:
+        raise ArgumentValueError(f"{UNPACK}: argument 'shape' {dims} is not an array shape: {exc}") from None
+    return dims
+
+
+# --------------------------------------------------------------------------
+# The integer operators: BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift
 
 
 def as_array(op: str, value: Any, name: str, allowed: frozenset[DataType]) -> np.ndarray:
@@ -400,11 +643,11 @@ def as_array(op: str, value: Any, name: str, allowed: frozenset[DataType]) -> np
     return array
 
 
-def _int_operand(value: int, name: str, dtype: np.dtype) -> np.ndarray:
+def _int_operand(op: str, value: int, name: str, dtype: np.dtype) -> np.ndarray:
     info = np.iinfo(dtype)
     if not info.min <= value <= info.max:
         raise ArgumentValueError(
-            f"{BITWISE_AND}: input '{name}' is the Python int {value}, outside the "
+            f"{op}: input '{name}' is the Python int {value}, outside the "
             f"range [{info.min}, {info.max}] of the other input's type "
             f"{type_string(datatype_of(dtype))}"
         )
@@ -415,48 +658,85 @@ def _is_python_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_bitwise_and(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, DataType]:
-    """Check and convert BitwiseAnd's operands; return them as arrays and their type.
+def check_operands(op: str, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, DataType]:
+    """Check and convert the two operands of a binary integer operator (BitwiseAnd,
+    BitwiseOr, BitwiseXor, BitShift); return them as arrays and their type.
 
-    Both must have the same type in T.  A Python int takes the other
-    operand's type (as numpy's NEP 50 does) and must fit in it.  Array-likes
-    are read with :func:`numpy.asarray`; nothing is promoted.
+    Both must have the same type in the operator's T.  A Python int takes the other
+    operand's type (as numpy's NEP 50 does) and must fit in it.  Array-likes are read with
+    :func:`numpy.asarray`; nothing is promoted.
     """
+    allowed = TYPE_CONSTRAINT[op]
+    name_a, name_b = INPUT_NAMES[op]
     if _is_python_int(a) and _is_python_int(b):
         raise TypeConstraintError(
-            f"{BITWISE_AND}: inputs 'A' and 'B' are both Python ints, so T is unknown; "
-            f"expected at least one array of one of {_allowed(BITWISE_AND_T)}"
+            f"{op}: inputs '{name_a}' and '{name_b}' are both Python ints, so T is unknown; "
+            f"expected at least one array of one of {_allowed(allowed)}"
         )
     if _is_python_int(a):
-        b = as_array(BITWISE_AND, b, "B", BITWISE_AND_T)
-        types = _operand_types(b, b)
-        return _int_operand(a, "A", b.dtype), b, types
+        b = as_array(op, b, name_b, allowed)
+        code = _operand_types(op, (name_b, b), (name_b, b))
+        return _int_operand(op, a, name_a, b.dtype), b, code
     if _is_python_int(b):
-        a = as_array(BITWISE_AND, a, "A", BITWISE_AND_T)
-        types = _operand_types(a, a)
-        return a, _int_operand(b, "B", a.dtype), types
-    a = as_array(BITWISE_AND, a, "A", BITWISE_AND_T)
-    b = as_array(BITWISE_AND, b, "B", BITWISE_AND_T)
-    return a, b, _operand_types(a, b)
+        a = as_array(op, a, name_a, allowed)
+        code = _operand_types(op, (name_a, a), (name_a, a))
+        return a, _int_operand(op, b, name_b, a.dtype), code
+    a = as_array(op, a, name_a, allowed)
+    b = as_array(op, b, name_b, allowed)
+    return a, b, _operand_types(op, (name_a, a), (name_b, b))
 
 
-def _operand_types(a: np.ndarray, b: np.ndarray) -> DataType:
+def check_operand(op: str, x: Any) -> tuple[np.ndarray, DataType]:
+    """Check and convert the operand of a unary integer operator (BitwiseNot)."""
+    (name,) = INPUT_NAMES[op]
+    x = as_array(op, x, name, TYPE_CONSTRAINT[op])
+    return x, _operand_types(op, (name, x), (name, x))
+
+
+def _operand_types(op: str, *operands: tuple[str, np.ndarray]) -> DataType:
+    allowed = TYPE_CONSTRAINT[op]
     codes = []
-    for name, array in (("A", a), ("B", b)):
+    for name, array in operands:
         code = datatype_of(array.dtype)
-        if code not in BITWISE_AND_T:
+        if code not in allowed:
             raise TypeConstraintError(
-                f"{BITWISE_AND}: input '{name}' has dtype {describe_dtype(array.dtype)}, "
-                f"which is not in T; expected one of {_allowed(BITWISE_AND_T)}"
+                f"{op}: input '{name}' has dtype {describe_dtype(array.dtype)}, "
+                f"which is not in T; expected one of {_allowed(allowed)}"
             )
         codes.append(code)
+    (name_a, _), (name_b, _) = operands
     if codes[0] != codes[1]:
         raise TypeConstraintError(
-            f"{BITWISE_AND}: inputs 'A' and 'B' must have the same type T, but 'A' is "
-            f"{type_string(codes[0])} and 'B' is {type_string(codes[1])}; fastbits "
+            f"{op}: inputs '{name_a}' and '{name_b}' must have the same type T, but '{name_a}' is "
+            f"{type_string(codes[0])} and '{name_b}' is {type_string(codes[1])}; fastbits "
             f"does not promote (cast one of them first)"
         )
     return codes[0]
+
+
+def check_direction(direction: Any) -> str:
+    """BitShift's ``direction``: ``"LEFT"`` or ``"RIGHT"``, in any case; returned upper-case."""
+    if isinstance(direction, bytes):  # onnx attributes may arrive as bytes
+        try:
+            direction = direction.decode("ascii")
+        except UnicodeDecodeError:
+            pass
+    if isinstance(direction, str) and direction.strip().upper() in DIRECTIONS:
+        return direction.strip().upper()
+    raise ArgumentValueError(
+        f"{BITSHIFT}: attribute 'direction' is {direction!r}; expected 'LEFT' or 'RIGHT' "
+        f"(in any case)"
+    )
+
+
+def check_bitshift_version(version: int, code: DataType) -> None:
+    """BitShift-11 (opsets 11 to 27) takes only unsigned types; BitShift-28 all eight."""
+    if version < SINCE_VERSION[BITSHIFT] and code not in BITSHIFT_11_T:
+        raise TypeConstraintError(
+            f"{BITSHIFT}: input 'X' is {type_string(code)}, which BitShift-{version} does not "
+            f"take (its T is {_allowed(BITSHIFT_11_T)}); signed types need BitShift-28 "
+            f"(opset 28 or later)"
+        )
 
 
 def broadcast_shape(op: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[int, ...]:
@@ -465,6 +745,7 @@ def broadcast_shape(op: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...])
     Shapes are aligned at their last axis; two sizes agree when they are
     equal or one of them is 1.
     """
+    names = INPUT_NAMES.get(op, ("A", "B"))
     ndim = max(len(shape_a), len(shape_b))
     padded_a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
     padded_b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
@@ -476,7 +757,7 @@ def broadcast_shape(op: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...])
             result.append(size_b)
         else:
             raise BroadcastError(
-                f"{op}: inputs 'A' with shape {tuple(shape_a)} and 'B' with shape "
+                f"{op}: inputs '{names[0]}' with shape {tuple(shape_a)} and '{names[1]}' with shape "
                 f"{tuple(shape_b)} do not broadcast (multidirectional broadcasting "
                 f"needs each pair of trailing sizes to be equal or 1)"
             )

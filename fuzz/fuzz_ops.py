@@ -1,9 +1,11 @@
-"""Fuzz both public functions with arbitrary bytes, shapes, strides, dtypes and ``to`` values.
+"""Fuzz the public functions with arbitrary bytes, shapes, strides, dtypes, ``to`` and
+``direction`` values: bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast.
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
-and BitwiseAnd equal to numpy) or a clear fastbits error (a TypeError/ValueError
-subclass of FastbitsError, the same on both paths). Anything else, a crash, a hang,
-a stray exception or a wrong answer, is a finding.
+BitwiseAnd, Or, Xor and Not equal to numpy, BitShift equal to a reference written from
+the BitShift-28 text) or a clear fastbits error (a TypeError/ValueError subclass of
+FastbitsError, the same on both paths). Anything else, a crash, a hang, a stray
+exception or a wrong answer, is a finding.
 
 Run it:
     python fuzz/fuzz_ops.py --seconds 60            # random bytes, no extra dependency
@@ -47,6 +49,10 @@ TO_VALUES = [
     np.dtype(">i4"), object, [6],
 ]
 JUNK = [None, "abc", 1.5, [1, 2, 3], [[1], [2, 3]], object(), {"a": 1}, b"xy", 3, -1, 2**70, True]
+INTEGER_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift"]
+NUMPY_OPS = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+             "bitwise_not": np.invert}
+DIRECTIONS = ["LEFT", "RIGHT"] * 4 + ["left", "Right", " RIGHT ", b"LEFT", "UP", "", None, 1, "LEFT\x00", b"\xff"]
 
 
 class Bytes:
@@ -119,6 +125,42 @@ def _operand(src: Bytes, dtype: np.dtype):
     return _array(src, dtype if kind > 3 else src.pick(DTYPES))
 
 
+def _amounts(y: np.ndarray) -> np.ndarray:
+    """Most of ``y``'s values brought into -1 .. W+1 (W its bit width), where shifts happen."""
+    width = y.dtype.itemsize * 8
+    low = -1 if y.dtype.kind == "i" else 0
+    return (np.remainder(y.astype(np.int64), width + 2 - low) + low).astype(y.dtype)
+
+
+def shift_reference(x: np.ndarray, y: np.ndarray, direction: str) -> np.ndarray:
+    """BitShift-28 on Python ints: 0 <= amount < W shifts (RIGHT arithmetic for signed types,
+    LEFT dropping the bits past the top); other amounts give 0, or -1 for RIGHT of x < 0."""
+    x, y = np.broadcast_arrays(x, y)
+    dtype = x.dtype.newbyteorder("=")
+    width = dtype.itemsize * 8
+    results = []
+    for value, amount in zip(x.ravel().tolist(), y.ravel().tolist()):
+        if 0 <= amount < width:
+            result = (value << amount if direction == "LEFT" else value >> amount) & ((1 << width) - 1)
+            if dtype.kind == "i" and result >> (width - 1):
+                result -= 1 << width
+        else:
+            result = -1 if direction == "RIGHT" and value < 0 else 0
+        results.append(result)
+    return np.array(results, dtype).reshape(x.shape)
+
+
+def _expected(op: str, operands, direction):
+    """What ``op`` must give for array ``operands``, or None when the call cannot succeed."""
+    if op != "bitshift":
+        return NUMPY_OPS[op](*operands)
+    try:
+        direction = spec.check_direction(direction)
+    except fastbits.FastbitsError:
+        return None
+    return shift_reference(*operands, direction)
+
+
 def _outcome(function, *args, **kwargs):
     try:
         return "ok", function(*args, **kwargs)
@@ -143,28 +185,35 @@ def check_one(data: bytes) -> None:
     src = Bytes(data)
     paths = [pure] + ([compiled] if compiled is not None else [])
     if src.byte() % 2 == 0:
+        op = src.pick(INTEGER_OPS)
         dtype = src.pick(INT_DTYPES) if src.byte() % 4 else src.pick(DTYPES)
-        a, b = _operand(src, dtype), _operand(src, dtype)
+        operands = [_operand(src, dtype)] if op == "bitwise_not" else [_operand(src, dtype), _operand(src, dtype)]
+        direction = src.pick(DIRECTIONS) if op == "bitshift" else None
+        if op == "bitshift" and isinstance(operands[1], np.ndarray) and operands[1].dtype.kind in "iu" and src.byte() % 4:
+            operands[1] = _amounts(operands[1])
+        arrays = all(isinstance(x, np.ndarray) for x in operands)
+        a = operands[0]
         out_kind = src.integer(0, 4)
         outcomes = []
         for path in paths:
-            out = None
-            if out_kind == 1 and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            out, args = None, list(operands)
+            if out_kind == 1 and arrays and a.dtype.kind != "O":
                 try:
-                    shape = np.broadcast_shapes(a.shape, b.shape)
-                    out = np.zeros(shape, a.dtype) if a.dtype.kind != "O" else None
+                    out = np.zeros(np.broadcast_shapes(*(x.shape for x in operands)), a.dtype)
                 except ValueError:
-                    out = np.zeros(a.shape, a.dtype) if a.dtype.kind != "O" else None
+                    out = np.zeros(a.shape, a.dtype)
             elif out_kind == 2 and isinstance(a, np.ndarray) and a.dtype.kind != "O":
-                a = a.copy()  # each path writes into its own copy of a
-                out = a
-            outcomes.append(_outcome(path.bitwise_and, a, b, out=out))
+                args[0] = out = a.copy()  # each path writes into its own copy of a
+            if op == "bitshift":
+                outcomes.append(_outcome(path.bitshift, *args, direction, out=out))
+            else:
+                outcomes.append(_outcome(getattr(path, op), *args, out=out))
         for other in outcomes[1:]:
-            _same(outcomes[0], other, ("bitwise_and", data))
+            _same(outcomes[0], other, (op, data))
         kind, value = outcomes[0]
-        if kind == "ok" and isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and out_kind != 2:
-            expected = np.bitwise_and(a, b)
-            assert np.array_equal(value, expected), ("bitwise_and != numpy", data)
+        if kind == "ok" and arrays:
+            expected = _expected(op, operands, direction)
+            assert expected is not None and np.array_equal(value, expected), (f"{op} != reference", data)
     else:
         x = _array(src, src.pick(DTYPES))
         to = src.pick(TO_VALUES) if src.byte() % 3 == 0 else _same_width_to(src, x.dtype)
@@ -180,7 +229,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
-    print(f"fuzzing fastbits {fastbits.__version__}, paths: python" + (", cython" if compiled else ""))
+    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast), paths: python"
+          + (", cython" if compiled else ""))
     if args.atheris:
         import atheris
 

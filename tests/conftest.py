@@ -2,7 +2,8 @@
 
 ``ops`` is the implementation module (``fastbits._ops_py`` or
 ``fastbits._ops_c``): both expose ``bitwise_and``, ``bitcast``,
-``get_num_threads`` and ``set_num_threads``.  The compiled path is "absent"
+``get_num_threads`` and ``set_num_threads``; ``packing`` likewise is ``fastbits._packing_py``
+or ``fastbits._packing_c`` (``pack``, ``unpack``).  The compiled path is "absent"
 when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1)
 ``test_compiled_module_loaded`` fails instead.
 """
@@ -43,6 +44,14 @@ IMPLEMENTATIONS = {"python": PURE}
 if COMPILED is not None:
     IMPLEMENTATIONS["cython"] = COMPILED
 
+#: The pack/unpack modules by path, as IMPLEMENTATIONS: the ``packing`` fixture.
+PACKING = {"python": importlib.import_module("fastbits._packing_py")}
+if COMPILED is not None:
+    try:
+        PACKING["cython"] = importlib.import_module("fastbits._packing_c")
+    except ImportError:  # test_packing_compiled_module_loaded fails in a compiled env
+        pass
+
 REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
 
 
@@ -73,3 +82,6 @@ def pytest_generate_tests(metafunc):
     if "ops" in metafunc.fixturenames:
         paths = _paths(metafunc.config)
         metafunc.parametrize("ops", list(paths.values()), ids=list(paths), scope="session")
+    if "packing" in metafunc.fixturenames:
+        paths = {name: PACKING[name] for name in _paths(metafunc.config) if name in PACKING}
+        metafunc.parametrize("packing", list(paths.values()), ids=list(paths), scope="session")

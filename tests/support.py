@@ -33,6 +33,16 @@ ALL_PAIRS = list(itertools.product(T1_TYPES, T2_TYPES))
 #: The pairs BitCast accepts: the same ONNX bit width (sorted).
 SAME_WIDTH_PAIRS = [(src, dst) for src, dst in ALL_PAIRS if spec.bit_width(src) == spec.bit_width(dst)]
 
+#: The sub-byte types (int4, uint4, float4e2m1: 4 bits; int2, uint2: 2 bits), and the BitCast
+#: pairs between them (13).
+SUBBYTE_TYPES = sorted(spec.SUBBYTE_TYPES)
+SUBBYTE_PAIRS = [(src, dst) for src, dst in SAME_WIDTH_PAIRS if src in spec.SUBBYTE_TYPES]
+
+
+def values_of(array):
+    """What each element of ``array`` reads as, by its float32 bits (so -0.0 is not +0.0)."""
+    return np.asarray(array).astype(np.float32).view(np.uint32)
+
 
 # --------------------------------------------------------------------------
 # random arrays (numpy rng); ``seed`` is a seed or a ``np.random.Generator`` to draw from
@@ -61,6 +71,22 @@ def random_tensor(code, shape=(5, 7), seed=0, canonical=True):
         raw = x.view(np.uint8)
         raw &= (1 << bits) - 1
     return x
+
+
+def shift_amounts(shape, dtype, seed=0):
+    """BitShift amounts of ``dtype``: about two thirds in range (0 to W-1, W the bit width),
+    the rest at the edges: W-1, W, W+1, 2W, the type's max and, for signed types, -1, -W
+    and the type's min."""
+    dtype = np.dtype(dtype).newbyteorder("=")
+    width = dtype.itemsize * 8
+    info = np.iinfo(dtype)
+    edges = [width - 1, width, width + 1, 2 * width, int(info.max)]
+    if info.min:
+        edges += [-1, -width, int(info.min)]
+    rng = np.random.default_rng(seed)
+    in_range = rng.integers(0, width, shape)
+    edge = np.asarray(edges, dtype)[rng.integers(0, len(edges), shape)]
+    return np.where(rng.random(shape) < 2 / 3, in_range.astype(dtype), edge).astype(dtype)
 
 
 # --------------------------------------------------------------------------
@@ -101,20 +127,31 @@ def laid_out(draw, shape, dtype, fill=None):
 
 
 @st.composite
-def and_operands(draw):
-    """``(a, b, result_shape)``: BitwiseAnd operands of one integer dtype, mutually
-    broadcastable shapes of up to 6 dimensions (sides 0 to 5), each ``laid_out``."""
+def binary_operands(draw, shift=False):
+    """``(a, b, result_shape)``: operands of a binary integer operator (BitwiseAnd, Or, Xor,
+    BitShift), of one integer dtype, mutually broadcastable shapes of up to 6 dimensions
+    (sides 0 to 5), each ``laid_out``; ``shift``: ``b`` holds ``shift_amounts``."""
     dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
     shapes = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=6, min_side=0, max_side=5))
     a = draw(laid_out(shapes.input_shapes[0], dtype))
-    b = draw(laid_out(shapes.input_shapes[1], dtype))
+    fill = (lambda shape, seed: shift_amounts(shape, dtype, seed)) if shift else None
+    b = draw(laid_out(shapes.input_shapes[1], dtype, fill=fill))
     return a, b, shapes.result_shape
 
 
 @st.composite
-def operand_pair(draw):
+def unary_operand(draw):
+    """An operand of BitwiseNot: an integer dtype, up to 6 dimensions (sides 0 to 5), ``laid_out``."""
+    dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
+    shape = draw(st.lists(st.integers(0, 5), max_size=6).map(tuple))
+    return draw(laid_out(shape, dtype))
+
+
+@st.composite
+def operand_pair(draw, shift=False):
     """``(dtype, [a, b])``: two operands of one integer dtype with broadcastable shapes
-    (up to 4 dimensions, one side sometimes 0, 40 or 130) in ``draw_layout`` layouts."""
+    (up to 4 dimensions, one side sometimes 0, 40 or 130) in ``draw_layout`` layouts;
+    ``shift``: ``b`` holds ``shift_amounts``."""
     dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
     nd = draw(st.integers(0, 4))
     shape = draw(st.lists(st.integers(1, 7), min_size=nd, max_size=nd))
@@ -129,30 +166,81 @@ def operand_pair(draw):
             shape_b[i] = 1
     shape_b = shape_b[draw(st.integers(0, nd)) :]
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return dtype, [draw_layout(draw, rng, dtype, tuple(s)) for s in (shape_a, shape_b)]
+    values_b = shift_amounts if shift else random_ints
+    return dtype, [draw_layout(draw, rng, dtype, tuple(shape_a)), draw_layout(draw, rng, dtype, tuple(shape_b), values_b)]
+
+
+# --------------------------------------------------------------------------
+# layouts: fixed cases
+
+#: Views of a 2-D array (24 x 24 in the tests) that are not C-contiguous, by name.
+NON_CONTIGUOUS_VIEWS = {
+    "step": lambda x: x[::2],
+    "reversed": lambda x: x[::-1],
+    "neg-step-cols": lambda x: x[:, ::-3],
+    "transposed": lambda x: x.T,
+    "interior": lambda x: x[1:-1, 2:-2],
+    "stride-0": lambda x: np.broadcast_to(x[:1], x.shape),
+    "odd-strides": lambda x: np.lib.stride_tricks.as_strided(
+        x, shape=(x.shape[0] // 2, 3), strides=(x.strides[0] * 2, 2 * x.itemsize)
+    ),
+}
+
+#: Pairs of shapes that broadcast: 0-d, zero-size, size-1 axes on either side, 7 dimensions.
+BROADCAST_SHAPES = [
+    ((3, 4, 5), (5,)),
+    ((3, 4, 5, 6), (4, 5, 6)),
+    ((1000, 5), (5,)),
+    ((64, 2), (64, 1)),
+    ((4, 1, 3), (1, 5, 1)),
+    ((5,), ()),
+    ((), ()),
+    ((), (2, 3)),
+    ((0,), (1,)),
+    ((2, 0, 3), (3,)),
+    ((1,), (0,)),
+    ((1, 1, 1, 1, 1, 1, 7), (7, 1)),
+    ((2, 3, 1, 4, 1, 2, 3), (1, 4, 5, 2, 1)),
+]
+
+#: Operands of a binary integer operator outside its T: ``(a, b, input, shown)``, ``input``
+#: the one refused by its BitwiseAnd name ("A" or "B"), ``shown`` a pattern of the message.
+OUTSIDE_T = [
+    (np.zeros(3, bool), np.zeros(3, bool), "A", "tensor\\(bool\\)"),
+    (np.zeros(3, np.float32), np.zeros(3, np.float32), "A", "tensor\\(float\\)"),
+    (np.zeros(3, np.int32), np.zeros(3, np.float64), "B", "tensor\\(double\\)"),
+    (np.array(["a"]), np.array(["b"]), "A", "tensor\\(string\\)"),
+    (np.array([1], object), np.array([1], object), "A", "tensor\\(string\\)"),
+    (np.zeros(3, np.complex64), np.zeros(3, np.complex64), "A", "tensor\\(complex64\\)"),
+    (np.zeros(3, "float16"), 1, "A", "tensor\\(float16\\)"),
+    (np.zeros(3, np.int8), True, "B", "tensor\\(bool\\)"),
+    (np.zeros(3, np.int8), 1.0, "B", "tensor\\(double\\)"),
+    (np.zeros(3, "M8[s]"), np.zeros(3, "M8[s]"), "A", "no ONNX type"),
+]
 
 
 # --------------------------------------------------------------------------
 # layouts: numpy rng
 
 
-def draw_layout(draw, rng, dtype, shape):
-    """Integers of ``dtype`` from ``rng`` in a layout that ``draw`` picks: C, Fortran,
-    reversed, step 2, a broadcast row, byte-swapped, transposed or read-only."""
+def draw_layout(draw, rng, dtype, shape, values=random_ints):
+    """Integers of ``dtype`` from ``rng`` (``values(shape, dtype, rng)``: ``random_ints``,
+    or ``shift_amounts``) in a layout that ``draw`` picks: C, Fortran, reversed, step 2, a
+    broadcast row, byte-swapped, transposed or read-only."""
     kind = draw(st.sampled_from(["c", "f", "neg", "step", "bcast", "swap", "transposed", "readonly"]))
     if kind == "step" and shape:
-        base = random_ints(shape[:-1] + (2 * shape[-1],), dtype, rng)
+        base = values(shape[:-1] + (2 * shape[-1],), dtype, rng)
         return base[..., ::2]
     if kind == "neg" and shape:
-        base = random_ints(shape, dtype, rng)
+        base = values(shape, dtype, rng)
         return base[tuple(slice(None, None, -1) for _ in shape)]
     if kind == "bcast" and shape:
-        row = random_ints(shape[-1:], dtype, rng)
+        row = values(shape[-1:], dtype, rng)
         return np.broadcast_to(row, shape)
     if kind == "transposed" and len(shape) >= 2:
-        base = random_ints(shape[::-1], dtype, rng)
+        base = values(shape[::-1], dtype, rng)
         return base.T
-    x = random_ints(shape, dtype, rng)
+    x = values(shape, dtype, rng)
     if kind == "f":
         return np.asfortranarray(x)
     if kind == "swap":
@@ -193,3 +281,61 @@ def assert_same_bits(got, expected, dtype=None, context=None):
     assert got.dtype == dtype, context
     assert got.shape == expected.shape, context
     assert bits(got) == bits(expected), context
+
+
+# --------------------------------------------------------------------------
+# references written from the ONNX operator texts
+
+#: numpy's equivalents of the elementwise operators besides BitShift (whose reference is
+#: ``bitshift_reference``), by fastbits' function names.
+NUMPY_EQUIVALENT = {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "bitwise_not": np.invert,
+}
+
+
+#: The binary elementwise operators as the tests name them: fastbits' functions, BitShift
+#: once per direction ("bitshift_left", "bitshift_right"); BitwiseNot is the unary one.
+BINARY_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitshift_left", "bitshift_right"]
+
+
+def run_op(module, name, *operands, **kwargs):
+    """Call operator ``name`` (of ``BINARY_OPS``, or "bitwise_not") of ``module``: an
+    implementation module or ``fastbits``."""
+    if name.startswith("bitshift_"):
+        return module.bitshift(*operands, name[len("bitshift_") :].upper(), **kwargs)
+    return getattr(module, name)(*operands, **kwargs)
+
+
+def reference(name, *operands):
+    """What operator ``name`` gives for ``operands``: numpy's equivalent, or ``bitshift_reference``."""
+    if name.startswith("bitshift_"):
+        return bitshift_reference(*operands, name[len("bitshift_") :].upper())
+    return NUMPY_EQUIVALENT[name](*operands)
+
+
+def bitshift_reference(x, y, direction):
+    """BitShift-28 from its text, one element at a time on Python ints.
+
+    ``direction`` is "LEFT" or "RIGHT".  With W the bit width of the type: an amount from 0
+    to W-1 shifts; LEFT drops the bits moved past the top (the sign bit included) and RIGHT
+    is arithmetic on signed types (Python's ``>>`` on ints), logical on unsigned ones.  Any
+    other amount (negative, or W and more) gives 0, or -1 for RIGHT of a negative ``x``.
+    Returns a native-order array of the broadcast shape and the type of ``x``.
+    """
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    dtype = x.dtype.newbyteorder("=")
+    width = dtype.itemsize * 8
+    signed = dtype.kind == "i"
+    results = []
+    for value, amount in zip(x.ravel().tolist(), y.ravel().tolist()):
+        if 0 <= amount < width:
+            result = (value << amount if direction == "LEFT" else value >> amount) & ((1 << width) - 1)
+            if signed and result >> (width - 1):
+                result -= 1 << width
+        else:
+            result = -1 if direction == "RIGHT" and value < 0 else 0
+        results.append(result)
+    return np.array(results, dtype).reshape(x.shape)

@@ -21,6 +21,7 @@ from fastbits import (
 )
 
 I32 = np.arange(6, dtype=np.int32).reshape(2, 3)
+U8 = np.arange(6, dtype=np.uint8).reshape(2, 3)
 READ_ONLY = np.zeros((2, 3), np.int32)
 READ_ONLY.flags.writeable = False
 HUGE_COLUMN = np.broadcast_to(np.zeros(1, np.int8), (2**40, 1))
@@ -34,6 +35,16 @@ CATALOGUE = [
      TypeConstraintError, r"^BitwiseAnd: inputs 'A' and 'B' must have the same type T, but 'A' is tensor\(int32\) and 'B' is tensor\(int64\)"),
     ("bool into BitwiseAnd", lambda o: o.bitwise_and(np.ones(3, bool), np.ones(3, bool)),
      TypeConstraintError, r"^BitwiseAnd: input 'A' has dtype bool \(tensor\(bool\)\)"),
+    ("float into BitwiseNot", lambda o: o.bitwise_not(I32.astype(np.float32)),
+     TypeConstraintError, r"^BitwiseNot: input 'X' has dtype float32 \(tensor\(float\)\), which is not in T; expected one of tensor\(int16\)"),
+    ("mixed dtypes into BitShift: uint8 by uint32", lambda o: o.bitshift(U8, U8.astype(np.uint32), "LEFT"),
+     TypeConstraintError, r"^BitShift: inputs 'X' and 'Y' must have the same type T, but 'X' is tensor\(uint8\) and 'Y' is tensor\(uint32\)"),
+    ("bad BitShift direction", lambda o: o.bitshift(U8, U8, "UP"),
+     ArgumentValueError, r"^BitShift: attribute 'direction' is 'UP'; expected 'LEFT' or 'RIGHT' \(in any case\)"),
+    ("BitShift direction missing", lambda o: o.bitshift(U8, U8, None),
+     ArgumentValueError, r"^BitShift: attribute 'direction' is None; expected 'LEFT' or 'RIGHT'"),
+    ("negative Python int amount for an unsigned type", lambda o: o.bitshift(U8, -1, "RIGHT"),
+     ArgumentValueError, r"^BitShift: input 'Y' is the Python int -1, outside the range \[0, 255\] of the other input's type tensor\(uint8\)"),
     ("Python bool operand", lambda o: o.bitwise_and(I32, True),
      TypeConstraintError, r"^BitwiseAnd: input 'B' has dtype bool"),
     ("float Python operand", lambda o: o.bitwise_and(I32, 1.5),

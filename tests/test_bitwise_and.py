@@ -7,7 +7,7 @@ import pytest
 
 import fastbits
 
-from support import INT_DTYPES, random_ints
+from support import BROADCAST_SHAPES, INT_DTYPES, NON_CONTIGUOUS_VIEWS, OUTSIDE_T, random_ints
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)
@@ -20,24 +20,7 @@ def test_every_integer_type_full_range(ops, dtype):
     np.testing.assert_array_equal(result, a & b)
 
 
-@pytest.mark.parametrize(
-    "shape_a, shape_b",
-    [
-        ((3, 4, 5), (5,)),
-        ((3, 4, 5, 6), (4, 5, 6)),
-        ((1000, 5), (5,)),
-        ((64, 2), (64, 1)),
-        ((4, 1, 3), (1, 5, 1)),
-        ((5,), ()),
-        ((), ()),
-        ((), (2, 3)),
-        ((0,), (1,)),
-        ((2, 0, 3), (3,)),
-        ((1,), (0,)),
-        ((1, 1, 1, 1, 1, 1, 7), (7, 1)),
-        ((2, 3, 1, 4, 1, 2, 3), (1, 4, 5, 2, 1)),
-    ],
-)
+@pytest.mark.parametrize("shape_a, shape_b", BROADCAST_SHAPES)
 def test_broadcasting(ops, shape_a, shape_b):
     a, b = random_ints(shape_a, np.int32, 3), random_ints(shape_b, np.int32, 4)
     for x, y in ((a, b), (b, a)):
@@ -63,19 +46,7 @@ def test_zero_d_result_is_an_array(ops):
     assert isinstance(result, np.ndarray) and result.shape == () and result == 8
 
 
-@pytest.mark.parametrize(
-    "view",
-    [
-        lambda x: x[::2],
-        lambda x: x[::-1],
-        lambda x: x[:, ::-3],
-        lambda x: x.T,
-        lambda x: x[1:-1, 2:-2],
-        lambda x: np.broadcast_to(x[:1], x.shape),
-        lambda x: np.lib.stride_tricks.as_strided(x, shape=(x.shape[0] // 2, 3), strides=(x.strides[0] * 2, 4)),
-    ],
-    ids=["step", "reversed", "neg-step-cols", "transposed", "interior", "stride-0", "odd-strides"],
-)
+@pytest.mark.parametrize("view", NON_CONTIGUOUS_VIEWS.values(), ids=list(NON_CONTIGUOUS_VIEWS))
 def test_non_contiguous_inputs(ops, view):
     base = random_ints((24, 24), np.int32, 5)
     x = view(base)
@@ -211,21 +182,7 @@ def test_zero_size(ops):
 # ----------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize(
-    "a, b, name, shown",
-    [
-        (np.zeros(3, bool), np.zeros(3, bool), "A", "tensor\\(bool\\)"),
-        (np.zeros(3, np.float32), np.zeros(3, np.float32), "A", "tensor\\(float\\)"),
-        (np.zeros(3, np.int32), np.zeros(3, np.float64), "B", "tensor\\(double\\)"),
-        (np.array(["a"]), np.array(["b"]), "A", "tensor\\(string\\)"),
-        (np.array([1], object), np.array([1], object), "A", "tensor\\(string\\)"),
-        (np.zeros(3, np.complex64), np.zeros(3, np.complex64), "A", "tensor\\(complex64\\)"),
-        (np.zeros(3, "float16"), 1, "A", "tensor\\(float16\\)"),
-        (np.zeros(3, np.int8), True, "B", "tensor\\(bool\\)"),
-        (np.zeros(3, np.int8), 1.0, "B", "tensor\\(double\\)"),
-        (np.zeros(3, "M8[s]"), np.zeros(3, "M8[s]"), "A", "no ONNX type"),
-    ],
-)
+@pytest.mark.parametrize("a, b, name, shown", OUTSIDE_T)
 def test_types_outside_t(ops, a, b, name, shown):
     with pytest.raises(fastbits.TypeConstraintError) as info:
         ops.bitwise_and(a, b)

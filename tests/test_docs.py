@@ -19,7 +19,7 @@ def test_readme_examples():
     assert result.failed == 0
 
 
-@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py"])
+@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

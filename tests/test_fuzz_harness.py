@@ -1,7 +1,8 @@
 """The fuzz harness (fuzz/fuzz_ops.py) on a fixed set of random inputs: no finding.
 
-The harness compares the compiled path with the pure one and BitwiseAnd with numpy;
-long runs are ``python fuzz/fuzz_ops.py --seconds N`` (or ``--atheris``).
+The harness compares the compiled path with the pure one, BitwiseAnd, Or, Xor and Not with
+numpy and BitShift with its own reference; long runs are ``python fuzz/fuzz_ops.py
+--seconds N`` (or ``--atheris``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ import fastbits  # noqa: E402
 import fastbits._ops  # noqa: E402
 from fastbits import onnx_backend, onnx_ops, spec  # noqa: E402
 
-from support import bits  # noqa: E402
+from support import INT_DTYPES, bits  # noqa: E402
 
 # --------------------------------------------------------------------------
 # both paths
@@ -49,10 +49,17 @@ class _Counting:
         return self.kernel(*args, **kwargs)
 
 
+KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast")
+
+#: The installed onnx has BitShift-28 (onnx 1.23, opset 28): signed BitShift node tests.
+HAS_BITSHIFT_28 = onnx.defs.onnx_opset_version() >= 28
+needs_bitshift_28 = pytest.mark.skipif(not HAS_BITSHIFT_28, reason=f"onnx {onnx.__version__} has no BitShift-28")
+
+
 @pytest.fixture(autouse=True)
 def kernels(ops, monkeypatch):
     """Run the test on the path ``ops``; the counters say how often each kernel ran."""
-    counters = {"bitwise_and": _Counting(ops.bitwise_and), "bitcast": _Counting(ops.bitcast)}
+    counters = {name: _Counting(getattr(ops, name)) for name in KERNELS}
     for name, counter in counters.items():
         monkeypatch.setattr(fastbits._ops, name, counter)
     return counters
@@ -86,6 +93,17 @@ def _and_model(elem_type, opset=18):
     )
 
 
+def _op_model(op, elem_type, opset, shape=("n",), **attributes):
+    """One node of ``op`` (BitwiseOr, BitwiseXor, BitwiseNot, BitShift) on inputs of one type."""
+    names = ["a"] if op == "BitwiseNot" else ["a", "b"]
+    return _model(
+        [oh.make_node(op, names, ["c"], **attributes)],
+        [oh.make_tensor_value_info(name, elem_type, list(shape)) for name in names],
+        [oh.make_tensor_value_info("c", elem_type, list(shape))],
+        opset,
+    )
+
+
 def _fastbits(model):
     # a copy: onnx 1.21's evaluator appends its optimized operators to new_ops
     return ReferenceEvaluator(model, new_ops=list(onnx_ops.OPS))
@@ -109,6 +127,38 @@ OFFICIAL = {
     "test_bitwise_and_i32_2d",
     "test_bitwise_and_ui64_bcast_3v1d",
     "test_bitwise_and_ui8_bcast_4v3d",
+    "test_bitwise_or_i16_4d",
+    "test_bitwise_or_i32_2d",
+    "test_bitwise_or_ui64_bcast_3v1d",
+    "test_bitwise_or_ui8_bcast_4v3d",
+    "test_bitwise_xor_i16_3d",
+    "test_bitwise_xor_i32_2d",
+    "test_bitwise_xor_ui64_bcast_3v1d",
+    "test_bitwise_xor_ui8_bcast_4v3d",
+    "test_bitwise_not_2d",
+    "test_bitwise_not_3d",
+    "test_bitwise_not_4d",
+    *(f"test_bitshift_{direction}_{t}" for direction in ("left", "right")
+      for t in ("uint8", "uint16", "uint32", "uint64")),
+}
+#: onnx 1.23's node tests of BitShift-28: the signed types and the amounts out of range.
+OFFICIAL_BITSHIFT_28 = {
+    *(f"test_bitshift_{direction}_{t}" for direction in ("left", "right") for t in ("int8", "int16", "int32", "int64")),
+    *(f"test_bitshift_{direction}_{t}_{case}" for direction in ("left", "right") for t in ("int8", "int32")
+      for case in ("negative_shift", "shift_ge_width")),
+    "test_bitshift_left_int8_overflow",
+    "test_bitshift_left_int32_overflow",
+    "test_bitshift_right_int8_negative_input",
+    "test_bitshift_right_int32_negative_input",
+}
+#: The kernel each node test must run, by the start of its name.
+OFFICIAL_KERNEL = {
+    "test_bitcast": "bitcast",
+    "test_bitwise_and": "bitwise_and",
+    "test_bitwise_or": "bitwise_or",
+    "test_bitwise_xor": "bitwise_xor",
+    "test_bitwise_not": "bitwise_not",
+    "test_bitshift": "bitshift",
 }
 
 
@@ -119,7 +169,8 @@ def _official_cases():
     pattern matched, a device the backend does not support) as skipped.
     """
     backend_test = onnx.backend.test.BackendTest(onnx_backend, __name__)
-    backend_test.include("test_bitcast").include("test_bitwise_and")
+    for prefix in OFFICIAL_KERNEL:
+        backend_test.include(prefix)
     cases = {}
     for case_class in backend_test.test_cases.values():
         for name in unittest.TestLoader().getTestCaseNames(case_class):
@@ -136,8 +187,11 @@ OFFICIAL_CASES = _official_cases()
 
 def test_official_node_tests_collected():
     assert all(name.endswith("_cpu") for name in OFFICIAL_CASES)  # CUDA ones are skipped
-    assert {name.removesuffix("_cpu") for name in OFFICIAL_CASES} >= OFFICIAL
-    assert len(OFFICIAL_CASES) >= 14
+    collected = {name.removesuffix("_cpu") for name in OFFICIAL_CASES}
+    assert collected >= OFFICIAL
+    if HAS_BITSHIFT_28:
+        assert collected >= OFFICIAL_BITSHIFT_28
+    assert len(OFFICIAL_CASES) >= len(OFFICIAL) + HAS_BITSHIFT_28 * len(OFFICIAL_BITSHIFT_28)  # 53 with onnx 1.23
 
 
 @pytest.mark.parametrize("name", sorted(OFFICIAL_CASES))
@@ -148,8 +202,9 @@ def test_official_node_test(name, kernels):
     assert not problems, "\n".join(problems)
     assert not result.skipped, result.skipped
     assert result.testsRun == 1
-    op = "bitcast" if "bitcast" in name else "bitwise_and"
+    (op,) = [kernel for prefix, kernel in OFFICIAL_KERNEL.items() if name.startswith(prefix)]
     assert kernels[op].calls >= 1, "the node test did not run fastbits' kernel"
+    assert sum(counter.calls for counter in kernels.values()) == kernels[op].calls  # and no other
 
 
 # --------------------------------------------------------------------------
@@ -157,12 +212,25 @@ def test_official_node_test(name, kernels):
 
 
 def test_ops_list_and_versions():
-    assert onnx_ops.OPS == [onnx_ops.BitwiseAnd, onnx_ops.BitCast]
-    for cls, op in ((onnx_ops.BitwiseAnd, spec.BITWISE_AND), (onnx_ops.BitCast, spec.BITCAST)):
+    expected = [
+        (onnx_ops.BitwiseAnd, spec.BITWISE_AND),
+        (onnx_ops.BitwiseOr, spec.BITWISE_OR),
+        (onnx_ops.BitwiseXor, spec.BITWISE_XOR),
+        (onnx_ops.BitwiseNot, spec.BITWISE_NOT),
+        (onnx_ops.BitShift, spec.BITSHIFT),
+        (onnx_ops.BitCast, spec.BITCAST),
+    ]
+    assert onnx_ops.OPS == [cls for cls, _ in expected]
+    for cls, op in expected:
         assert cls.op_domain == ""
         assert cls.__name__ == op  # the evaluator matches new_ops by class name
         assert cls.op_schema.name == op
-        assert cls.op_schema.since_version == spec.SINCE_VERSION[op]
+        if op == spec.BITSHIFT and not HAS_BITSHIFT_28:  # an onnx before 1.23: BitShift-11 only
+            assert cls.op_schema.since_version == 11 and cls.versions == (11,)
+        else:
+            assert cls.op_schema.since_version == spec.SINCE_VERSION[op]
+    if HAS_BITSHIFT_28:
+        assert onnx_ops.BitShift.versions == (11, 28)
 
 
 def test_evaluator_runs_fastbits_kernels(kernels):
@@ -206,6 +274,11 @@ def test_class_eval_shortcut():
     assert onnx_ops.BitCast.eval(np.array([1.0], np.float32), to=TP.INT32).tolist() == [1065353216]
     a, b = np.array([12], np.uint8), np.array([10], np.uint8)
     assert onnx_ops.BitwiseAnd.eval(a, b).tolist() == [8]
+    assert onnx_ops.BitwiseOr.eval(a, b).tolist() == [14]
+    assert onnx_ops.BitwiseXor.eval(a, b).tolist() == [6]
+    assert onnx_ops.BitwiseNot.eval(a).tolist() == [243]
+    assert onnx_ops.BitShift.eval(a, np.array([2], np.uint8), direction="LEFT").tolist() == [48]
+    assert onnx_ops.BitShift.eval(a, np.array([8], np.uint8), direction="RIGHT").tolist() == [0]
 
 
 def test_errors_are_fastbits_own():
@@ -216,6 +289,14 @@ def test_errors_are_fastbits_own():
         _fastbits(_and_model(TP.INT32)).run(
             None, {"a": np.zeros(2, np.int32), "b": np.zeros(2, np.int64)}
         )
+    with pytest.raises(fastbits.TypeConstraintError, match=r"^BitwiseNot: input 'X' has dtype float32"):
+        _fastbits(_op_model("BitwiseNot", TP.FLOAT, 18)).run(None, {"a": np.zeros(2, np.float32)})
+    with pytest.raises(fastbits.TypeConstraintError, match=r"^BitShift: inputs 'X' and 'Y' must have the same type T"):
+        _fastbits(_op_model("BitShift", TP.UINT8, 18, direction="LEFT")).run(
+            None, {"a": np.zeros(2, np.uint8), "b": np.zeros(2, np.uint16)}
+        )
+    with pytest.raises(fastbits.TypeConstraintError, match=r"^BitwiseXor: input 'A' has dtype bool"):
+        _fastbits(_op_model("BitwiseXor", TP.BOOL, 18)).run(None, {"a": np.zeros(2, bool), "b": np.zeros(2, bool)})
 
 
 @pytest.mark.parametrize(
@@ -223,8 +304,13 @@ def test_errors_are_fastbits_own():
     [
         (_bitcast_model(TP.FLOAT, TP.INT32, opset=25), "BitCast does not exist before opset 26"),
         (_and_model(TP.INT32, opset=17), "BitwiseAnd does not exist before opset 18"),
+        (_op_model("BitwiseOr", TP.INT32, 17), "BitwiseOr does not exist before opset 18"),
+        (_op_model("BitwiseXor", TP.INT32, 17), "BitwiseXor does not exist before opset 18"),
+        (_op_model("BitwiseNot", TP.INT32, 17), "BitwiseNot does not exist before opset 18"),
+        (_op_model("BitShift", TP.UINT8, 10, direction="LEFT"), "BitShift does not exist before opset 11"),
+        (_op_model("BitShift", TP.UINT8, 1, direction="LEFT"), "BitShift does not exist before opset 11"),
     ],
-    ids=["BitCast-25", "BitwiseAnd-17"],
+    ids=["BitCast-25", "BitwiseAnd-17", "BitwiseOr-17", "BitwiseXor-17", "BitwiseNot-17", "BitShift-10", "BitShift-1"],
 )
 def test_operator_missing_from_the_opset_is_refused(model, message):
     with pytest.raises(RuntimeError, match=message):
@@ -359,6 +445,200 @@ def test_tensorproto_bits(case, via, raw, kernels):
     assert bits(y) == bits(expected)
     # and the tensor ONNX stores: the same packed bytes
     assert onnx.numpy_helper.from_array(y).raw_data == onnx.numpy_helper.from_array(expected).raw_data
+
+
+# --------------------------------------------------------------------------
+# Or, Xor, Not and BitShift in models: versions, direction, a hashing graph
+
+I8 = {"a": np.array([-16, 16, 1], np.int8), "b": np.array([2, 9, 7], np.int8)}
+U8 = {"a": np.array([16, 16, 255], np.uint8), "b": np.array([2, 9, 8], np.uint8)}
+
+
+@pytest.mark.parametrize("opset", [11, 18, 20, 27])
+def test_bitshift_11_refuses_signed_types(opset, kernels):
+    """Opsets 11 to 27 have BitShift-11, whose T is the unsigned types."""
+    for elem_type, feeds, expected in ((TP.UINT8, U8, [4, 0, 0]), (TP.UINT64, None, [2**61, 0])):
+        if feeds is None:
+            feeds = {"a": np.array([2**63, 1], np.uint64), "b": np.array([2, 64], np.uint64)}
+        (c,) = _fastbits(_op_model("BitShift", elem_type, opset, direction="RIGHT")).run(None, feeds)
+        assert c.tolist() == expected
+    assert kernels["bitshift"].calls == 2
+    for elem_type, dtype in ((TP.INT8, np.int8), (TP.INT16, np.int16), (TP.INT32, np.int32), (TP.INT64, np.int64)):
+        evaluator = _fastbits(_op_model("BitShift", elem_type, opset, direction="LEFT"))
+        feeds = {"a": np.array([1, -1], dtype), "b": np.array([1, 1], dtype)}
+        with pytest.raises(fastbits.TypeConstraintError, match=rf"^BitShift: input 'X' is tensor\({np.dtype(dtype).name}\), which BitShift-11 does not take .* signed types need BitShift-28"):
+            evaluator.run(None, feeds)
+
+
+@needs_bitshift_28
+@pytest.mark.parametrize("opset", [28, onnx.defs.onnx_opset_version()])
+def test_bitshift_28_takes_signed_types(opset, kernels):
+    (c,) = _fastbits(_op_model("BitShift", TP.INT8, opset, direction="RIGHT")).run(None, I8)
+    assert c.dtype == np.int8 and c.tolist() == [-4, 0, 0]
+    (c,) = _fastbits(_op_model("BitShift", TP.INT8, opset, direction="LEFT")).run(None, I8)
+    assert c.tolist() == [-64, 0, -128]
+    assert kernels["bitshift"].calls == 2
+
+
+def test_bitshift_11_in_the_backend(kernels):
+    """Through the backend too (its checker does not check types: fastbits does)."""
+    node = oh.make_node("BitShift", ["x", "y"], ["z"], direction="LEFT")
+    with pytest.raises(fastbits.TypeConstraintError, match="BitShift-11 does not take"):
+        onnx_backend.run_node(node, [np.array([1], np.int8), np.array([1], np.int8)], opset_version=20)
+    (z,) = onnx_backend.run_node(node, [np.array([1], np.uint8), np.array([1], np.uint8)], opset_version=20)
+    assert z.tolist() == [2]
+    with pytest.raises(fastbits.TypeConstraintError, match="BitShift-11 does not take"):
+        onnx_backend.run_model(_op_model("BitShift", TP.INT32, 20, shape=[3], direction="LEFT"),
+                               [np.zeros(3, np.int32), np.ones(3, np.int32)])
+
+
+@pytest.mark.parametrize("direction", ["left", "Left", "LEFT"])
+def test_bitshift_direction_in_any_case(direction, kernels):
+    (c,) = _fastbits(_op_model("BitShift", TP.UINT8, 18, direction=direction)).run(None, U8)
+    assert c.tolist() == [64, 0, 0]
+
+
+def test_bitshift_bad_direction():
+    with pytest.raises(fastbits.ArgumentValueError, match=r"^BitShift: attribute 'direction' is 'UP'"):
+        _fastbits(_op_model("BitShift", TP.UINT8, 18, direction="UP")).run(None, U8)
+    with pytest.raises(RuntimeError, match="'direction' is expected"):  # the evaluator's own check
+        _fastbits(_op_model("BitShift", TP.UINT8, 18)).run(None, U8)
+
+
+def _hash_model(opset):
+    """A mixing step of the kind hashes use: h = ~((x ^ (x << 13)) ^ ((x ^ (x << 13)) >> 7)) | 1."""
+    return _model(
+        [
+            oh.make_node("BitShift", ["x", "k13"], ["s1"], direction="LEFT"),
+            oh.make_node("BitwiseXor", ["x", "s1"], ["x1"]),
+            oh.make_node("BitShift", ["x1", "k7"], ["s2"], direction="RIGHT"),
+            oh.make_node("BitwiseXor", ["x1", "s2"], ["x2"]),
+            oh.make_node("BitwiseNot", ["x2"], ["x3"]),
+            oh.make_node("BitwiseOr", ["x3", "one"], ["h"]),
+        ],
+        [oh.make_tensor_value_info("x", TP.UINT32, ["n"])],
+        [oh.make_tensor_value_info("h", TP.UINT32, ["n"])],
+        opset,
+        [oh.make_tensor("k13", TP.UINT32, [], [13]), oh.make_tensor("k7", TP.UINT32, [], [7]),
+         oh.make_tensor("one", TP.UINT32, [], [1])],
+    )
+
+
+@pytest.mark.parametrize("opset", [18, onnx.defs.onnx_opset_version()])
+def test_hashing_model(opset, kernels):
+    model = _hash_model(opset)
+    onnx.checker.check_model(model, full_check=True)
+    x = np.random.default_rng(opset).integers(0, 2**32, 1000, dtype=np.uint32)
+    x1 = x ^ (x << np.uint32(13))
+    expected = ~(x1 ^ (x1 >> np.uint32(7))) | np.uint32(1)
+    (h,) = onnx_backend.run_model(model, [x])
+    assert h.dtype == np.uint32 and np.array_equal(h, expected)
+    assert [kernels[k].calls for k in ("bitshift", "bitwise_xor", "bitwise_not", "bitwise_or")] == [2, 2, 1, 1]
+    (h_onnx,) = ReferenceEvaluator(model).run(None, {"x": x})  # onnx agrees
+    assert np.array_equal(h_onnx, expected)
+
+
+@pytest.mark.parametrize("op", ["BitwiseOr", "BitwiseXor", "BitShift"])
+def test_mixed_byte_order_read_by_value(op):
+    attributes = {"direction": "RIGHT"} if op == "BitShift" else {}
+    if op == "BitShift" and not HAS_BITSHIFT_28:
+        pytest.skip(f"onnx {onnx.__version__} has no BitShift-28")
+    a, b = np.array([256, -512, 0x1234], ">i2"), np.array([1, 1, 4], "<i2")
+    model = _op_model(op, TP.INT16, onnx.defs.onnx_opset_version(), **attributes)
+    (c,) = _fastbits(model).run(None, {"a": a, "b": b})
+    native = a.astype("<i2")
+    expected = {"BitwiseOr": native | b, "BitwiseXor": native ^ b, "BitShift": native >> b}[op]
+    assert c.dtype == np.dtype("=i2") and c.tolist() == expected.tolist()
+
+
+def test_reference_evaluator_refuses_mixed_byte_order():
+    """onnx's binary operators compare dtypes: '>i2' is not int16 (fastbits reads the values)."""
+    for op, attributes in (("BitwiseOr", {}), ("BitwiseXor", {}), ("BitShift", {"direction": "RIGHT"})):
+        feeds = {"a": np.array([256, -512], ">i2"), "b": np.array([1, 1], "<i2")}
+        try:
+            ReferenceEvaluator(_op_model(op, TP.INT16, 18, **attributes)).run(None, feeds)
+        except RuntimeError as exc:  # onnx's RuntimeTypeError
+            assert "Input type mismatch: >i2 != int16" in str(exc)
+        else:
+            pytest.skip(f"onnx {onnx.__version__} runs {op} on mixed byte orders now")
+
+
+def test_reference_evaluator_runs_signed_bitshift_at_opset_20():
+    """onnx's evaluator runs BitShift-28 whatever the opset: a signed BitShift in an opset-20
+    model (BitShift-11, unsigned only, which the full checker refuses) runs."""
+    model = _op_model("BitShift", TP.INT8, 20, shape=[3], direction="RIGHT")
+    with pytest.raises(onnx.shape_inference.InferenceError, match=r"unsupported type: tensor\(int8\)"):
+        onnx.checker.check_model(model, full_check=True)
+    try:
+        (c,) = ReferenceEvaluator(model).run(None, I8)
+    except Exception:  # noqa: BLE001
+        pytest.skip(f"onnx {onnx.__version__} refuses it now")
+    assert c.tolist() == [-4, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "op, opset, feeds",
+    [("BitwiseOr", 17, U8), ("BitwiseXor", 17, U8), ("BitwiseNot", 17, {"a": U8["a"]}), ("BitShift", 10, U8)],
+)
+def test_reference_evaluator_runs_operators_before_their_opset(op, opset, feeds):
+    attributes = {"direction": "LEFT"} if op == "BitShift" else {}
+    model = _op_model(op, TP.UINT8, opset, shape=[3], **attributes)
+    with pytest.raises(onnx.checker.ValidationError, match=f"No Op registered for {op}"):
+        onnx.checker.check_model(model)
+    try:
+        ReferenceEvaluator(model).run(None, feeds)
+    except Exception:  # noqa: BLE001
+        pytest.skip(f"onnx {onnx.__version__} refuses it now")
+
+
+@pytest.mark.parametrize("op", ["BitwiseOr", "BitwiseXor", "BitwiseNot"])
+def test_reference_evaluator_accepts_bool(op):
+    """bool is not in T; onnx's evaluator computes numpy's logical result (fastbits refuses it)."""
+    feeds = {"a": np.array([True, False, True]), "b": np.array([True, True, False])}
+    if op == "BitwiseNot":
+        del feeds["b"]
+    model = _op_model(op, TP.BOOL, 18, shape=[3])
+    with pytest.raises(fastbits.TypeConstraintError, match=r"tensor\(bool\)"):
+        _fastbits(model).run(None, feeds)
+    try:
+        (c,) = ReferenceEvaluator(model).run(None, feeds)
+    except TypeError:
+        pytest.skip(f"onnx {onnx.__version__} refuses it now")
+    expected = {"BitwiseOr": [True, True, True], "BitwiseXor": [False, True, True], "BitwiseNot": [False, True, False]}
+    assert c.tolist() == expected[op]
+
+
+def test_reference_evaluator_refuses_lower_case_direction():
+    """onnx's evaluator takes "LEFT" and "RIGHT" only; fastbits takes any case (the checker
+    says nothing of the attribute's value)."""
+    model = _op_model("BitShift", TP.UINT8, 18, shape=[3], direction="left")
+    onnx.checker.check_model(model, full_check=True)
+    try:
+        ReferenceEvaluator(model).run(None, U8)
+    except ValueError as exc:
+        assert "Unexpected value for direction ('left')" in str(exc)
+    else:
+        pytest.skip(f"onnx {onnx.__version__} takes it now")
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_reference_evaluator_agrees_on_amounts_out_of_range(dtype):
+    """Where onnx's evaluator and fastbits agree: BitShift-28's out-of-range amounts (numpy
+    defines shifts by the width or more as fastbits does), negative ones included."""
+    if np.dtype(dtype).kind == "i" and not HAS_BITSHIFT_28:
+        pytest.skip(f"onnx {onnx.__version__} has no BitShift-28")
+    width = np.dtype(dtype).itemsize * 8
+    info = np.iinfo(dtype)
+    x = np.array([1, info.max, info.min, info.min, 5, 7, -1 if info.min else 9, 3, info.max], dtype)
+    y = np.array([width, width + 1, width - 1, width, 2 * width, info.max, info.min, -1 if info.min else 0,
+                  info.min], dtype)
+    opset = onnx.defs.onnx_opset_version()
+    elem_type = int(spec.datatype_of(dtype))
+    for direction in ("LEFT", "RIGHT"):
+        model = _op_model("BitShift", elem_type, opset, shape=[9], direction=direction)
+        (ours,) = _fastbits(model).run(None, {"a": x, "b": y})
+        (theirs,) = ReferenceEvaluator(model).run(None, {"a": x, "b": y})
+        assert ours.tolist() == theirs.tolist()
 
 
 # --------------------------------------------------------------------------

@@ -138,6 +138,27 @@ def _bitwise_and_calls(ops):
     ]
 
 
+def _family_calls(ops):
+    """BitwiseOr, Xor, Not and BitShift: results, out=, every fast and slow path, errors."""
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    b = np.arange(6, dtype=np.int32)
+    out = np.empty((4, 6), np.int32)
+    return [
+        lambda: ops.bitwise_or(a, b),
+        lambda: ops.bitwise_xor(a, 7, out=out),
+        lambda: ops.bitwise_not(a.T),
+        lambda: ops.bitwise_not(a, out=out),
+        lambda: ops.bitshift(a, b, "LEFT"),
+        lambda: ops.bitshift(a, 40, "right", out=out),
+        lambda: ops.bitshift(a.astype(">i4"), b, b"RIGHT"),
+        lambda: ops.bitshift(a, b, "UP"),  # ArgumentValueError
+        lambda: ops.bitshift(a, b.astype(np.uint32), "LEFT"),  # TypeConstraintError
+        lambda: ops.bitwise_not(a.astype(np.float32)),  # TypeConstraintError
+        lambda: ops.bitwise_or(a, np.zeros(5, np.int32)),  # BroadcastError
+        lambda: ops.bitwise_xor(object(), b),  # ArgumentTypeError
+    ]
+
+
 def _bitcast_calls(ops):
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     return [
@@ -161,9 +182,9 @@ def _loop(calls, count):
             pass
 
 
-@pytest.mark.parametrize("which", ["bitwise_and", "bitcast"])
+@pytest.mark.parametrize("which", ["bitwise_and", "or_xor_not_bitshift", "bitcast"])
 def test_no_leaks(ops, which):
-    calls = _bitwise_and_calls(ops) if which == "bitwise_and" else _bitcast_calls(ops)
+    calls = {"bitwise_and": _bitwise_and_calls, "or_xor_not_bitshift": _family_calls, "bitcast": _bitcast_calls}[which](ops)
     _loop(calls, 10_000)  # warm up caches and the allocator
     gc.collect()
     rss_before = _rss_kib()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -39,29 +41,85 @@ def test_numpy_dtypes_match_onnx_helper():
         assert spec.numpy_dtype(code) == expected, code
 
 
-def _schema_types(op, param):
+def _schema(op, version=None):
     onnx = pytest.importorskip("onnx")
-    schema = onnx.defs.get_schema(op, spec.SINCE_VERSION[op])
-    assert schema.since_version == spec.SINCE_VERSION[op]
-    (constraint,) = [c for c in schema.type_constraints if c.type_param_str == param]
+    version = spec.SINCE_VERSION[op] if version is None else version
+    if onnx.defs.onnx_opset_version() < version:  # BitShift-28 needs onnx >= 1.23 (opset 28)
+        pytest.skip(f"onnx {onnx.__version__} stops at opset {onnx.defs.onnx_opset_version()}")
+    schema = onnx.defs.get_schema(op, version)
+    assert schema.since_version == version
+    return schema
+
+
+def _schema_types(op, param, version=None):
+    (constraint,) = [c for c in _schema(op, version).type_constraints if c.type_param_str == param]
     return set(constraint.allowed_type_strs)
 
 
 @pytest.mark.parametrize(
-    "op, param, types",
-    [("BitwiseAnd", "T", BITWISE_AND_T), ("BitCast", "T1", BITCAST_T1), ("BitCast", "T2", BITCAST_T2)],
+    "op, param, types, version",
+    [
+        ("BitwiseAnd", "T", BITWISE_AND_T, None),
+        ("BitwiseOr", "T", spec.INTEGER_T, None),
+        ("BitwiseXor", "T", spec.INTEGER_T, None),
+        ("BitwiseNot", "T", spec.INTEGER_T, None),
+        ("BitShift", "T", spec.BITSHIFT_T, None),  # BitShift-28: the eight integer types
+        ("BitShift", "T", spec.BITSHIFT_11_T, 11),  # BitShift-11: the unsigned ones
+        ("BitCast", "T1", BITCAST_T1, None),
+        ("BitCast", "T2", BITCAST_T2, None),
+    ],
 )
-def test_type_constraints_match_onnx_schema(op, param, types):
-    assert {spec.type_string(t) for t in types} == _schema_types(op, param)
+def test_type_constraints_match_onnx_schema(op, param, types, version):
+    assert {spec.type_string(t) for t in types} == _schema_types(op, param, version)
+
+
+@pytest.mark.parametrize("op", sorted(spec.TYPE_CONSTRAINT))
+def test_integer_operators_match_onnx_schema(op):
+    """T, the inputs' names (which messages use) and one output, as the schema says."""
+    schema = _schema(op)
+    assert {spec.type_string(t) for t in spec.TYPE_CONSTRAINT[op]} == _schema_types(op, "T")
+    assert tuple(i.name for i in schema.inputs) == spec.INPUT_NAMES[op]
+    assert all(i.type_str == "T" for i in schema.inputs) and [o.type_str for o in schema.outputs] == ["T"]
+
+
+def test_since_versions_are_onnx_latest():
+    """fastbits implements the latest version onnx knows of each operator."""
+    onnx = pytest.importorskip("onnx")
+    latest = onnx.defs.onnx_opset_version()
+    for op, since in spec.SINCE_VERSION.items():
+        if since <= latest:
+            assert onnx.defs.get_schema(op, latest).since_version == since, op
+
+
+def test_bitshift_versions_in_onnx():
+    """BitShift-11 serves opsets 11 to 27 and BitShift-28 from 28; there is none before 11."""
+    onnx = pytest.importorskip("onnx")
+    for opset in (11, 18, 27):
+        assert onnx.defs.get_schema("BitShift", opset).since_version == 11
+    with pytest.raises(onnx.defs.SchemaError):
+        onnx.defs.get_schema("BitShift", 10)
+    assert _schema("BitShift", 11).attributes["direction"].required
+    assert _schema("BitShift", 28).attributes["direction"].required
+    for op in ("BitwiseOr", "BitwiseXor", "BitwiseNot"):
+        with pytest.raises(onnx.defs.SchemaError):
+            onnx.defs.get_schema(op, 17)
 
 
 def test_type_constraint_sizes():
     assert len(BITWISE_AND_T) == 8
     assert len(BITCAST_T1) == len(BITCAST_T2) == 25
+    assert spec.TYPE_CONSTRAINT == {
+        "BitwiseAnd": spec.INTEGER_T, "BitwiseOr": spec.INTEGER_T, "BitwiseXor": spec.INTEGER_T,
+        "BitwiseNot": spec.INTEGER_T, "BitShift": spec.INTEGER_T,
+    }
+    assert len(spec.BITSHIFT_11_T) == 4 and spec.BITSHIFT_11_T < spec.INTEGER_T
+    assert all(spec.numpy_dtype(t).kind == "u" for t in spec.BITSHIFT_11_T)
 
 
 def test_since_versions():
-    assert spec.SINCE_VERSION == {"BitwiseAnd": 18, "BitCast": 26}
+    assert spec.SINCE_VERSION == {
+        "BitwiseAnd": 18, "BitwiseOr": 18, "BitwiseXor": 18, "BitwiseNot": 18, "BitShift": 28, "BitCast": 26,
+    }
 
 
 @pytest.mark.parametrize("code", sorted(BITCAST_T1))
@@ -164,6 +222,33 @@ def test_error_hierarchy():
         fastbits.UnknownDataTypeError, fastbits.ArgumentTypeError, fastbits.ArgumentValueError,
     ):
         assert issubclass(cls, fastbits.FastbitsError)
+
+
+@pytest.mark.parametrize(
+    "direction, expected",
+    [("LEFT", "LEFT"), ("RIGHT", "RIGHT"), ("left", "LEFT"), ("Right", "RIGHT"), (" right ", "RIGHT"),
+     (b"LEFT", "LEFT"), (b"right", "RIGHT")],
+)
+def test_check_direction(direction, expected):
+    assert spec.check_direction(direction) == expected
+
+
+@pytest.mark.parametrize("direction", ["UP", "", "L", "LEFTRIGHT", None, 1, True, b"UP", b"\xff", ["LEFT"]])
+def test_check_direction_refuses(direction):
+    with pytest.raises(fastbits.ArgumentValueError, match=r"^BitShift: attribute 'direction' is .*; expected 'LEFT' or 'RIGHT'"):
+        spec.check_direction(direction)
+
+
+@pytest.mark.parametrize("code", sorted(spec.INTEGER_T))
+def test_check_bitshift_version(code):
+    spec.check_bitshift_version(28, code)
+    spec.check_bitshift_version(29, code)
+    for version in (11, 20, 27):
+        if code in spec.BITSHIFT_11_T:
+            spec.check_bitshift_version(version, code)
+        else:
+            with pytest.raises(fastbits.TypeConstraintError, match=rf"^BitShift: input 'X' is {re.escape(spec.type_string(code))}, which BitShift-{version} does not take"):
+                spec.check_bitshift_version(version, code)
 
 
 @pytest.mark.parametrize("n", [0, -1, 1.5, True, "2", None])

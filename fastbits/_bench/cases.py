@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from fastbits import _packing_py, spec
+
 K, M = 1 << 10, 1 << 20
 
 
@@ -77,13 +79,16 @@ class Case:
 
     group: str
     name: str
-    op: str                                  # a key of ELEMENTWISE or "bitcast"
+    op: str                                  # a key of ELEMENTWISE, "bitcast", "pack" or "unpack"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
     out: bool = False                        # an elementwise operator into a preallocated out=
     copy: bool = False                       # BitCast copy=True
     to: str | None = None                    # BitCast target, an ONNX type name
     reference: Callable[..., np.ndarray] | None = None   # numpy's way to the same bits
+    # the result every implementation must give, when numpy's timed call is a bar that computes
+    # something else (pack/unpack: np.copy of the one-value-per-byte array)
+    expected: Callable[[dict[str, Any]], np.ndarray] | None = None
     note: str | None = None                  # what a reader of the case's figures should know
 
     def describe(self, arrays: dict[str, Any]) -> str:
@@ -97,6 +102,10 @@ class Case:
             symbol = ELEMENTWISE[self.op].symbol
             xs = [spec_of(x) for x in operands(arrays)]
             return (f"{symbol}{xs[0]}" if len(xs) == 1 else f"{xs[0]} {symbol} {xs[1]}") + f" -> {dest}"
+        if self.op == "pack":
+            return f"{spec_of(arrays['x'])} -> packed uint8"
+        if self.op == "unpack":
+            return f"{arrays['data'].size} packed bytes -> {arrays['x'].shape} {self.to}"
         mode = "copy=True" if self.copy else "copy=False"
         return f"{spec_of(arrays['x'])} -> {self.to}, {mode}"
 
@@ -210,6 +219,29 @@ def _uint4_copy(x):
     return np.bitwise_and(x.view(np.uint8), 0x0F).view(ml_dtypes.uint4)
 
 
+def _subbyte(code, n):
+    """Random values of a sub-byte type (ONNX code), in the bytes ml_dtypes writes."""
+    return lambda rng: rng.integers(0, 1 << spec.bit_width(code), size=n, dtype=np.uint8).view(spec.numpy_dtype(code))
+
+
+def packing_case(op, code, n, tiers):
+    """pack or unpack of n elements of a sub-byte type; numpy's column is np.copy of the
+    one-value-per-byte array (the memory-speed bar), onnx-ref's numpy_helper."""
+    make = _subbyte(code, n)
+
+    def build(rng):
+        x = make(rng)
+        return {"x": x} if op == "pack" else {"x": x, "data": _packing_py.pack(x)}
+
+    if op == "pack":
+        expected = lambda arrays: _packing_py.pack(arrays["x"])  # noqa: E731
+    else:
+        expected = lambda arrays: arrays["x"]  # noqa: E731
+    name = f"{op} {spec.DataType(code).name.lower()} n={_size(n)}"
+    return Case("packing", name, op, build, tiers, to=spec.DataType(code).name, reference=np.copy,
+                expected=expected)
+
+
 def all_cases() -> list[Case]:
     """Every case of the suite; a mode runs those whose ``tiers`` name it."""
     out: list[Case] = []
@@ -274,6 +306,13 @@ def all_cases() -> list[Case]:
         Case("bitcast", "bitcast int4->uint4 copy n=1M", "bitcast", lambda rng: {"x": _int4(M)(rng)}, "q",
              to="UINT4", copy=True, reference=_uint4_copy),
     ]
+    # ONNX's packed layout: pack and unpack, against np.copy of the unpacked array
+    D = spec.DataType
+    out += [
+        packing_case("pack", D.INT4, 4 * M, "q"), packing_case("unpack", D.INT4, 4 * M, "q"),
+        packing_case("pack", D.FLOAT4E2M1, 4 * M, "q"),
+        packing_case("pack", D.INT2, 4 * M, "f"), packing_case("unpack", D.INT2, 4 * M, "f"),
+    ]
     return out
 
 
@@ -292,6 +331,8 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
         xs = operands(arrays)
         return sum(x.nbytes for x in xs) + int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
     x = arrays["x"]
+    if case.op in ("pack", "unpack"):  # the unpacked elements and the packed bytes
+        return x.nbytes + spec.packed_size(spec.datatype_of(x.dtype), x.size)
     if case.copy or x.dtype.byteorder == ">":
         return 2 * x.nbytes
     return 0

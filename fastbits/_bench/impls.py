@@ -34,11 +34,18 @@ class Impl:
     threads: int | None = 1     # threads it runs on; None: its own default, one per core (as all)
 
 
-def _fastbits_prepare(module, threads: int | None = None):
-    """Calls of ``module``; with ``threads``, each sample first sets the kernels' thread count."""
+def _fastbits_prepare(module, packing, threads: int | None = None):
+    """Calls of ``module`` (pack and unpack: of ``packing``); with ``threads``, each sample first
+    sets the kernels' thread count."""
 
     def prepare(case, arrays):
-        if case.op in ELEMENTWISE:
+        if case.op == "pack":
+            x = arrays["x"]
+            fn = lambda: packing.pack(x)  # noqa: E731
+        elif case.op == "unpack":
+            data, to, shape = arrays["data"], case.to, arrays["x"].shape
+            fn = lambda: packing.unpack(data, to, shape)  # noqa: E731
+        elif case.op in ELEMENTWISE:
             fn = ELEMENTWISE[case.op].call(module, arrays)
         else:
             x, to, copy = arrays["x"], case.to, case.copy
@@ -89,6 +96,8 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
         return sessions[key]
 
     def prepare(case, arrays):
+        if case.op in ("pack", "unpack"):
+            return "onnxruntime has no Python API for ONNX's packed layout"
         try:
             sess = session(_model(models, case, arrays))
         except Exception as exc:  # NOT_IMPLEMENTED kernels and the like: the case is n/a
@@ -123,7 +132,8 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
 
 
 def _reference_impl(models: _ort.Models | None) -> Impl:
-    description = "onnx.reference.ReferenceEvaluator (numpy inside); no out= API"
+    description = ("onnx.reference.ReferenceEvaluator (numpy inside); no out= API; pack/unpack: "
+                   "onnx.numpy_helper.from_array / to_array")
     if models is None:
         return Impl("onnx-ref", description, False, "onnx not installed")
     from onnx.reference import ReferenceEvaluator
@@ -131,6 +141,8 @@ def _reference_impl(models: _ort.Models | None) -> Impl:
     evaluators: dict[int, Any] = {}
 
     def prepare(case, arrays):
+        if case.op in ("pack", "unpack"):
+            return _numpy_helper_prepare(case, arrays)
         if case.out:
             return "no out= API"
         model = _model(models, case, arrays)
@@ -144,6 +156,16 @@ def _reference_impl(models: _ort.Models | None) -> Impl:
         return lambda: ref.run(None, feeds)[0]
 
     return Impl("onnx-ref", description, prepare=prepare)
+
+
+def _numpy_helper_prepare(case: Case, arrays: dict[str, Any]):
+    """onnx's own pack (``from_array``, its raw_data read as bytes) and unpack (``to_array``)."""
+    numpy_helper = import_module("onnx.numpy_helper")
+    if case.op == "pack":
+        x = arrays["x"]
+        return lambda: np.frombuffer(numpy_helper.from_array(x).raw_data, np.uint8)
+    tensor = numpy_helper.from_array(arrays["x"])
+    return lambda: numpy_helper.to_array(tensor)
 
 
 def first_line(exc: BaseException) -> str:
@@ -161,17 +183,20 @@ def implementations(threads: int = 1) -> list[Impl]:
     else:
         try:
             module = import_module("fastbits._ops_c")
-            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, threads),
+            packing = import_module("fastbits._packing_c")
+            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, packing, threads),
                               threads=threads))
             if threads > 1 and module.get_num_threads() > 1:
                 impls.append(Impl("fastbits-c-1t", "fastbits compiled, 1 thread",
-                                  prepare=_fastbits_prepare(module, 1)))
+                                  prepare=_fastbits_prepare(module, packing, 1)))
         except ImportError as exc:
             impls.append(Impl("fastbits-c", compiled, False, f"not built ({exc})"))
     impls.append(Impl("fastbits-py", "fastbits pure Python (numpy + ml_dtypes, fastbits._ops_py)",
-                      prepare=_fastbits_prepare(import_module("fastbits._ops_py"))))
+                      prepare=_fastbits_prepare(import_module("fastbits._ops_py"),
+                                                import_module("fastbits._packing_py"))))
     impls.append(Impl("numpy", "numpy: np.bitwise_and/or/xor, np.invert, np.left_shift/right_shift; "
-                      "BitCast by ndarray.view / astype / copy",
+                      "BitCast by ndarray.view / astype / copy; "
+                      "pack/unpack: np.copy of the one-value-per-byte array (a bar: not the same result)",
                       prepare=numpy_prepare))
     try:
         models: _ort.Models | None = _ort.Models()

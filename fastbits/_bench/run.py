@@ -40,7 +40,7 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     """Build the case's arrays, check and time every implementation: the case's record of the report."""
     arrays = case.build(rng)
     numpy_fn = numpy_prepare(case, arrays)
-    expected = np.array(_native(numpy_fn()), copy=True)
+    expected = np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True)
     nbytes = bytes_moved(case, arrays)
     results: dict[str, dict[str, Any]] = {}
     fns: dict[str, Callable[[], Any]] = {}
@@ -60,7 +60,8 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
         try:
             run_before(fn)
             result = fn()
-            why = differs(result, expected)
+            # numpy's call is a bar that computes something else when the case says what is expected
+            why = None if impl.name == "numpy" and case.expected else differs(result, expected)
             if not why and case.op == "bitcast" and result is not arrays["x"]:
                 if np.shares_memory(result, arrays["x"]) and (case.copy or case.reference(arrays["x"]).base is None):
                     notes[impl.name] = "returns a view of its input, not a copy"

@@ -1,6 +1,6 @@
 /* Byte-level moves: copies of rows at any stride and itemsize, byte swaps, sub-byte masks and
-   prefetches.  BitCast's copies are made of these, and the broadcast engine uses them to gather
-   strided operands into contiguous scratch. */
+   byte maps, prefetches.  BitCast's copies are made of these, and the broadcast engine uses them
+   to gather strided operands into contiguous scratch. */
 #ifndef FASTBITS_BYTES_H
 #define FASTBITS_BYTES_H
 
@@ -11,6 +11,10 @@
    mask: 0, or the bits of each byte to keep (itemsize 1). */
 void fb_copy_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, fb_ssize itemsize,
                  int swap, int mask);
+
+/* o[i] = byte_map[a[i]] for n bytes at byte strides so and sa: a 256-entry table each byte goes
+   through (BitCast's copies of sub-byte types whose bits are not the low bits of the byte). */
+void fb_map_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, const uint8_t *byte_map);
 
 /* Ask for the cache lines of ``ncols`` columns of ``nbytes`` bytes each, ``col_stride`` apart,
    read along ``line_stride`` (a transposed tile the engine will gather next). */

@@ -275,8 +275,34 @@ int fb_op_supported(int op, int width) {
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
             fb_ssize so, fb_ssize sa, fb_ssize sb) {
     if (k->op == FB_OP_COPY) {
-        fb_copy_row(o, so, a, sa, n, k->width, k->swap, k->mask);
+        if (k->byte_map) fb_map_row(o, so, a, sa, n, k->byte_map);
+        else fb_copy_row(o, so, a, sa, n, k->width, k->swap, k->mask);
         return;
     }
     rows[k->op][width_index(k->width)](k->stream, o, a, b, n, so, sa, sb);
 }
+
+#if FB_STREAM
+#include <emmintrin.h>
+void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
+    fb_ssize i = (fb_ssize)((16 - ((uintptr_t)o & 15)) & 15);
+    if (i > nbytes) i = nbytes;
+    xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, i);
+    for (; i + 64 <= nbytes; i += 64) {
+        __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i)), _mm_loadu_si128((const __m128i *)(b + i)));
+        __m128i x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), _mm_loadu_si128((const __m128i *)(b + i + 16)));
+        __m128i x2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), _mm_loadu_si128((const __m128i *)(b + i + 32)));
+        __m128i x3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), _mm_loadu_si128((const __m128i *)(b + i + 48)));
+        _mm_stream_si128((__m128i *)(o + i), x0);
+        _mm_stream_si128((__m128i *)(o + i + 16), x1);
+        _mm_stream_si128((__m128i *)(o + i + 32), x2);
+        _mm_stream_si128((__m128i *)(o + i + 48), x3);
+    }
+    _mm_sfence();
+    xor8_vv((uint8_t *)(o + i), (const uint8_t *)(a + i), (const uint8_t *)(b + i), nbytes - i);
+}
+#else
+void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
+    xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, nbytes);
+}
+#endif

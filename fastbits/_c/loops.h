@@ -29,6 +29,10 @@ typedef struct {
     int swap;   /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
     int mask;   /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
     int stream; /* the whole result is large: write long contiguous runs around the cache */
+    /* FB_OP_COPY of sub-byte types whose bits are not the low bits of the byte: a 256-entry
+       table each byte goes through (fastbits.spec.subbyte_bits), in place of ``mask``; else
+       NULL.  Read for FB_OP_COPY only. */
+    const uint8_t *byte_map;
 } fb_kernel;
 
 /* 1 for the ops that read one input. */
@@ -40,5 +44,10 @@ int fb_op_supported(int op, int width);
 /* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
             fb_ssize so, fb_ssize sa, fb_ssize sb);
+
+/* The machine's limit for the loops' traffic, for the benchmark suite to compare them with:
+   o = a ^ b over ``nbytes`` bytes (two streams read, one written) with streaming stores where
+   the platform has them, and nothing else: no planning, no chunks, no checks. */
+void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes);
 
 #endif /* FASTBITS_LOOPS_H */

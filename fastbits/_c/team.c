@@ -23,6 +23,23 @@ void fastbits_set_num_threads(int n) { fb_threads_set(n); }
 #if FB_THREADS
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
+
+static long fb_spin_ns = FB_TEAM_SPIN_NS;
+static int fb_spin_helpers = FB_MAX_THREADS;
+
+void fb_team_set_spin(long nanoseconds, int helpers) {
+    __atomic_store_n(&fb_spin_ns, nanoseconds < 0 ? 0 : nanoseconds, __ATOMIC_RELAXED);
+    __atomic_store_n(&fb_spin_helpers, helpers < 0 ? 0 : helpers, __ATOMIC_RELAXED);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
 
 int fb_team_available(void) { return 1; }
 
@@ -35,7 +52,8 @@ typedef struct {
     int open;               /* the call still takes helpers */
     int allowed;            /* helpers 1..allowed may join it */
     int joined;             /* helpers inside it */
-    unsigned long call;     /* call number: a change wakes the helpers */
+    int sleeping;           /* helpers waiting on ``wake`` (not spinning) */
+    unsigned long call;     /* call number (atomic): a change wakes the helpers */
     fb_piece_fn fn;
     void *ctx;
     fb_ssize npieces;
@@ -56,6 +74,27 @@ static fb_ssize run_pieces(fb_piece_fn fn, void *ctx, fb_ssize npieces, int slot
     }
 }
 
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Watch for the call after ``seen`` for a while, without the lock: a helper that has just run
+   a piece answers the next call at once, where one asleep on the condition variable is woken
+   by the kernel tens of microseconds later.  Returns when a call came or the time is up. */
+static void spin_for_call(unsigned long seen, int slot) {
+    const long budget = __atomic_load_n(&fb_spin_ns, __ATOMIC_RELAXED);
+    long long start;
+    unsigned i = 0;
+    if (budget <= 0 || slot > __atomic_load_n(&fb_spin_helpers, __ATOMIC_RELAXED)) return;
+    start = now_ns();
+    while (__atomic_load_n(&team.call, __ATOMIC_ACQUIRE) == seen) {
+        CPU_RELAX();
+        if ((++i & 255) == 0 && now_ns() - start > budget) return;
+    }
+}
+
 static void *helper_main(void *arg) {
     const int slot = (int)(intptr_t)arg;
     unsigned long seen;
@@ -65,7 +104,14 @@ static void *helper_main(void *arg) {
     pthread_mutex_lock(&team.mu);
     seen = team.call;
     for (;;) {
-        while (team.call == seen) pthread_cond_wait(&team.wake, &team.mu);
+        if (team.call == seen) {
+            pthread_mutex_unlock(&team.mu);
+            spin_for_call(seen, slot);
+            pthread_mutex_lock(&team.mu);
+            team.sleeping++;
+            while (team.call == seen) pthread_cond_wait(&team.wake, &team.mu);
+            team.sleeping--;
+        }
         seen = team.call;
         if (!team.open || slot > team.allowed) continue;
         team.joined++;
@@ -115,8 +161,8 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers) {
             team.ctx = ctx;
             team.npieces = npieces;
             __atomic_store_n(&team.next, 0, __ATOMIC_RELAXED);
-            team.call++;
-            pthread_cond_broadcast(&team.wake);
+            __atomic_store_n(&team.call, team.call + 1, __ATOMIC_RELEASE);
+            if (team.sleeping > 0) pthread_cond_broadcast(&team.wake); /* spinning helpers see it */
             pthread_mutex_unlock(&team.mu);
             run_pieces(fn, ctx, npieces, 0);
             pthread_mutex_lock(&team.mu);
@@ -143,6 +189,7 @@ static void after_fork_child(void) {
     team.busy = 0;
     team.open = 0;
     team.joined = 0;
+    team.sleeping = 0;
     team.fn = NULL;
     team.ctx = NULL;
 }
@@ -159,6 +206,11 @@ void fb_team_stats(int *started, fb_ssize *helper_pieces) {
 #else /* no threads: every call runs on its caller */
 
 int fb_team_available(void) { return 0; }
+
+void fb_team_set_spin(long nanoseconds, int helpers) {
+    (void)nanoseconds;
+    (void)helpers;
+}
 
 void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers) {
     fb_ssize piece;

@@ -31,6 +31,13 @@ void fb_threads_set(int n);
 FB_EXPORT int fastbits_get_num_threads(void);
 FB_EXPORT void fastbits_set_num_threads(int n);
 
+/* How long a helper that finished a call watches for the next one before it sleeps, and how
+   many helpers may do so (helpers 1..helpers; the runtime passes the CPUs the process may use,
+   less the caller's, so that spinning never takes a core from the caller).  Spinning makes
+   the next call's wake-up cost nothing; OMP_WAIT_POLICY=passive turns it off (the runtime). */
+#define FB_TEAM_SPIN_NS 50000L
+void fb_team_set_spin(long nanoseconds, int helpers);
+
 /* 1 when the build has the team (POSIX threads, not FB_NO_THREADS). */
 int fb_team_available(void);
 

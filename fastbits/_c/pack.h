@@ -1,0 +1,27 @@
+/* ONNX's packed layout of the sub-byte types, and back.
+
+   ONNX stores int4, uint4 and float4e2m1 two to a byte and int2 and uint2 four to a byte:
+   element 0 in the lowest bits, the last byte padded with zero bits (TensorProto's raw_data,
+   onnxruntime's Int4x2).  The unpacked side is ml_dtypes' layout: one element per byte, its
+   bits in the low bits of the byte.  The bits of an element are those of the value its byte
+   reads as (fastbits.spec.subbyte_bits): here the low ``bits`` bits of each byte, so a caller
+   whose type reads a byte otherwise (float4e2m1 with a high bit set) maps the bytes first.
+   Both sides are contiguous; elements of ``bits`` 4 or 2. */
+#ifndef FASTBITS_PACK_H
+#define FASTBITS_PACK_H
+
+#include "platform.h"
+
+/* Bytes that ``n`` elements of ``bits`` bits take packed: ceil(n * bits / 8). */
+fb_ssize fb_packed_size(fb_ssize n, int bits);
+
+/* Pack the low ``bits`` bits of the n bytes at ``a`` into fb_packed_size(n, bits) bytes at
+   ``o``; the bits of the last byte past the n-th element are zero. */
+void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits);
+
+/* Unpack n elements of ``bits`` bits from the fb_packed_size(n, bits) bytes at ``a`` into the
+   n bytes at ``o``: each element's bits in the low bits of its byte, the high bits zero.  The
+   padding bits of the last byte are not read into any element. */
+void fb_unpack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits);
+
+#endif /* FASTBITS_PACK_H */

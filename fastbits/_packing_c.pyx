@@ -1,0 +1,254 @@
+# cython: language_level=3
+"""The compiled pack / unpack: ONNX's packed layout of the sub-byte types at memory speed.
+
+Same functions, signatures, results and errors as :mod:`fastbits._packing_py` (the reference).
+``pack`` of a C-contiguous ndarray of a sub-byte type goes straight to the kernels; anything
+else goes through ``spec.check_pack`` first, and a non-contiguous input is made contiguous.
+``unpack`` of ``bytes`` or a contiguous 1-D uint8 ndarray of the right length, into a tuple of
+positive ints, with a ``to`` seen before, goes straight to the kernels too; anything else goes
+through ``spec.check_unpack``, which raises the errors.
+
+The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
+(float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
+through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
+``parallel_threshold`` bytes of unpacked elements or more is cut into pieces the thread team
+shares (:mod:`fastbits._runtime`).
+"""
+
+cimport numpy as cnp
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.object cimport PyObject
+from libc.stdint cimport uint8_t
+
+import numpy as np
+
+from . import _packing_py, spec
+from ._clib cimport FB_OP_COPY, fb_kernel, fb_pack, fb_packed_size, fb_unpack
+from ._engine cimport MAXD, run_row
+from ._runtime cimport call_threads, new_array, parallel_threshold, run_pieces
+
+cnp.import_array()
+
+__all__ = ["pack", "unpack"]
+
+
+cdef enum:
+    NUM_DTYPES = 1024    # dtype numbers covered by the table (ml_dtypes' are user types, >= 256)
+    NUM_CODES = 29       # ONNX DataType codes 0..28
+    CHUNK = 4096         # elements mapped at a time before packing (a multiple of 8)
+
+# Elements per piece of parallel work.
+cdef Py_ssize_t PIECE_ELEMS = 1 << 18
+# Work on fewer elements runs on the calling thread without releasing the GIL.
+cdef Py_ssize_t INLINE_ELEMS = 1 << 14
+# unpack's fast path takes shapes of fewer elements (the spec's checks take the rest).
+cdef Py_ssize_t FAST_ELEMS = (<Py_ssize_t>1) << 62
+
+cdef signed char SUBBYTE_CODE[NUM_DTYPES]  # dtype num -> ONNX code of a sub-byte type, or -1
+cdef int BITS[NUM_CODES]                   # bits per element of a sub-byte type
+cdef const uint8_t* BYTE_MAP[NUM_CODES]    # the byte map of a type whose bits are not its low bits
+cdef PyObject* DESCR[NUM_CODES]            # the ml_dtypes dtype of a sub-byte type
+_MAPS = {}                                 # the arrays BYTE_MAP points into
+_UINT8 = np.dtype(np.uint8)
+_DataType = spec.DataType
+_TO_KINDS = (type, np.dtype)
+_TO_CACHE = {}        # unpack's resolved 'to' values (int, str, DataType, type, dtype) -> code
+cdef Py_ssize_t TO_CACHE_MAX = 256
+
+
+cdef void _build_tables() except *:
+    cdef int i
+    for i in range(NUM_DTYPES):
+        SUBBYTE_CODE[i] = -1
+    for i in range(NUM_CODES):
+        BITS[i] = 0
+        BYTE_MAP[i] = NULL
+        DESCR[i] = NULL
+    for code in spec.SUBBYTE_TYPES:
+        i = int(code)
+        dtype = spec.numpy_dtype(code)
+        BITS[i] = spec.bit_width(code)
+        DESCR[i] = <PyObject*>dtype  # held by spec.TYPES
+        if 0 <= dtype.num < NUM_DTYPES:
+            SUBBYTE_CODE[dtype.num] = i
+        table = spec.subbyte_bits(code)
+        if not np.array_equal(table, np.arange(256) & ((1 << BITS[i]) - 1)):
+            _MAPS[i] = table
+            BYTE_MAP[i] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
+
+
+_build_tables()
+
+
+cdef struct Job:
+    uint8_t* packed             # the packed bytes
+    uint8_t* elems              # the elements, one per byte
+    Py_ssize_t n                # elements
+    int bits
+    const uint8_t* byte_map     # pack: map the elements' bytes through this first, or NULL
+    bint pack                   # 1: elems -> packed; 0: packed -> elems
+    Py_ssize_t npieces
+
+
+cdef void _run_range(const Job* job, Py_ssize_t e0, Py_ssize_t e1) noexcept nogil:
+    """Elements [e0, e1) of the job, e0 a multiple of 8 (so a whole packed byte)."""
+    cdef uint8_t buf[CHUNK]
+    cdef fb_kernel k
+    cdef Py_ssize_t e, m
+    if not job.pack:
+        fb_unpack(job.elems + e0, job.packed + e0 // 8 * job.bits, e1 - e0, job.bits)
+        return
+    if job.byte_map == NULL:
+        fb_pack(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits)
+        return
+    k.op = FB_OP_COPY
+    k.width = 1
+    k.swap = 0
+    k.mask = 0
+    k.stream = 0
+    k.byte_map = job.byte_map
+    e = e0
+    while e < e1:
+        m = e1 - e if e1 - e < CHUNK else CHUNK
+        run_row(&k, <char*>buf, <const char*>(job.elems + e), <const char*>(job.elems + e), m, 1, 1, 1)
+        fb_pack(job.packed + e // 8 * job.bits, buf, m, job.bits)
+        e += m
+
+
+cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
+    cdef Job* job = <Job*>ctx
+    cdef Py_ssize_t units = (job.n + 7) // 8  # pieces start at whole bytes of both sides
+    cdef Py_ssize_t e1 = (piece + 1) * units // job.npieces * 8
+    _run_range(job, piece * units // job.npieces * 8, e1 if e1 < job.n else job.n)
+
+
+cdef void _run(Job* job) noexcept nogil:
+    """The whole job, shared with the thread team when it is large enough."""
+    cdef int nt = 1
+    if job.n >= parallel_threshold():
+        nt = call_threads()
+    if nt <= 1:
+        _run_range(job, 0, job.n)
+        return
+    job.npieces = job.n // PIECE_ELEMS
+    if job.npieces < 4 * nt:
+        job.npieces = 4 * nt
+    run_pieces(_run_piece, job, job.npieces, nt - 1)
+
+
+cdef void _start(Job* job) noexcept:
+    if job.n >= INLINE_ELEMS:
+        with nogil:
+            _run(job)
+    else:
+        _run_range(job, 0, job.n)
+
+
+def pack(x, /):
+    cdef cnp.ndarray X, O
+    cdef int t, code = -1
+    cdef cnp.npy_intp nbytes
+    cdef Job job
+    if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
+        t = cnp.PyArray_TYPE(<cnp.ndarray>x)
+        if 0 <= t < NUM_DTYPES:
+            code = SUBBYTE_CODE[t]
+    if code >= 0:
+        X = <cnp.ndarray>x
+    else:
+        x, c = spec.check_pack(x)
+        code = int(c)
+        X = np.ascontiguousarray(x)  # a base-class array, C order
+    job.n = cnp.PyArray_SIZE(X)
+    job.bits = BITS[code]
+    nbytes = fb_packed_size(job.n, job.bits)
+    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes)
+    job.packed = <uint8_t*>cnp.PyArray_DATA(O)
+    job.elems = <uint8_t*>cnp.PyArray_DATA(X)
+    job.byte_map = BYTE_MAP[code]
+    job.pack = True
+    _start(&job)
+    return O
+
+
+cdef inline int _to_code(object to):
+    """The code of a ``to`` that resolved to a sub-byte type before, else -1."""
+    tt = type(to)
+    if tt is int or tt is str or tt is _DataType or isinstance(to, _TO_KINDS):
+        try:
+            c = _TO_CACHE.get(to)
+        except TypeError:  # an unhashable dtype-like
+            return -1
+        if c is not None:
+            return <int>c
+    return -1
+
+
+cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_t* count):
+    """A tuple of positive Python ints of at most MAXD axes whose product is below 2**62: True,
+    with the dims and their product; else False (the checks of the spec decide)."""
+    cdef Py_ssize_t n = 1, d
+    cdef long long v
+    cdef int ovf = 0
+    if type(shape) is not tuple or len(<tuple>shape) > MAXD:
+        return False
+    for d in range(len(<tuple>shape)):
+        size = (<tuple>shape)[d]
+        if type(size) is not int:
+            return False
+        v = PyLong_AsLongLongAndOverflow(size, &ovf)
+        if ovf != 0 or v <= 0 or v > FAST_ELEMS // n:
+            return False
+        dims[d] = <cnp.npy_intp>v
+        n *= <Py_ssize_t>v
+    nd[0] = <int>len(<tuple>shape)
+    count[0] = n
+    return True
+
+
+def unpack(data, to, shape, /):
+    cdef cnp.ndarray A = None, O
+    cdef int code, d, nd = 0
+    cdef cnp.npy_intp dims[MAXD]
+    cdef Py_ssize_t count = 0
+    cdef const uint8_t* packed = NULL
+    cdef Job job
+    code = _to_code(to)
+    if code >= 0 and _fast_dims(shape, &nd, dims, &count):
+        if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
+            packed = <const uint8_t*><const char*>data
+        elif (cnp.PyArray_CheckExact(data) and cnp.PyArray_TYPE(<cnp.ndarray>data) == cnp.NPY_UINT8
+              and cnp.PyArray_NDIM(<cnp.ndarray>data) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data)
+              and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, BITS[code])):
+            packed = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>data)
+    if packed == NULL:
+        array, c, shape = spec.check_unpack(data, to, shape)
+        code = int(c)
+        if (type(to) is int or type(to) is str or type(to) is _DataType or isinstance(to, _TO_KINDS)) \
+                and len(_TO_CACHE) < TO_CACHE_MAX:
+            try:
+                _TO_CACHE[to] = code
+            except TypeError:  # unhashable dtype-like: do not cache
+                pass
+        A = array if array.flags.c_contiguous else np.ascontiguousarray(array)
+        packed = <const uint8_t*>cnp.PyArray_DATA(A)
+        nd = len(shape)
+        total = 1
+        for d in range(nd):
+            dims[d] = shape[d]  # each size fits: numpy allocates the shape (spec.check_unpack)
+            total *= shape[d]
+        count = total  # at most 8 bits per byte of data
+    job.n = count
+    O = new_array(nd, dims, DESCR[code], count)
+    job.packed = <uint8_t*>packed
+    job.elems = <uint8_t*>cnp.PyArray_DATA(O)
+    job.bits = BITS[code]
+    job.byte_map = NULL
+    job.pack = False
+    _start(&job)
+    return O
+
+
+# One source of truth for the docs: the pure module's docstrings (help() shows them in full).
+pack.__doc__ = _packing_py.pack.__doc__
+unpack.__doc__ = _packing_py.unpack.__doc__

@@ -1,0 +1,271 @@
+"""pack / unpack: ONNX's packed layout of the sub-byte types, on both paths.
+
+The reference is onnx's own ``numpy_helper``: ``pack(x)`` gives the bytes of
+``from_array(x).raw_data`` and ``unpack`` equals ``to_array``, for every sub-byte type and
+shapes with odd sizes, 0-d and empty ones.  Property tests: round trips exact at any layout and
+byte, the compiled path equal to the pure one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes
+
+import fastbits
+from fastbits import spec
+from fastbits.spec import DataType
+
+from conftest import PACKING, REQUIRE_COMPILED
+from support import SUBBYTE_TYPES, bits, laid_out, random_tensor
+
+
+
+@pytest.fixture(scope="module")
+def numpy_helper():
+    """onnx's packing, the reference (onnx is a test extra; musllinux wheels test without it)."""
+    return pytest.importorskip("onnx.numpy_helper")
+
+
+IDS = [c.name for c in SUBBYTE_TYPES]
+SHAPES = [(), (0,), (1,), (2,), (3,), (4,), (5,), (7,), (8,), (9,), (2, 3), (3, 0, 2), (4, 5, 3), (1001,), (3, 1, 7)]
+
+
+def _tensor(code, shape, seed=0):
+    """Values of ``code`` in the bytes ml_dtypes writes (each byte the bits of its value)."""
+    return random_tensor(code, shape=shape, seed=seed)
+
+
+def _size(code, shape):
+    return math.ceil(math.prod(shape) * spec.bit_width(code) / 8)
+
+
+def test_packing_compiled_module_loaded():
+    """In a compiled env (FASTBITS_REQUIRE_EXTENSIONS=1) the compiled pack/unpack must load."""
+    if REQUIRE_COMPILED:
+        assert "cython" in PACKING, "fastbits._packing_c did not import"
+    assert fastbits.pack is PACKING["cython" if fastbits.BACKEND == "cython" else "python"].pack
+
+
+def test_issue_example(packing):
+    x = np.array([1, -2, 7], ml_dtypes.int4)
+    assert packing.pack(x).tolist() == [0xE1, 0x07]
+    y = packing.unpack(bytes([0xE1, 0x07]), "int4", (3,))
+    assert y.dtype == ml_dtypes.int4 and y.tolist() == [1, -2, 7]
+    crumbs = np.array([1, 2, 3, 0, 3], ml_dtypes.uint2)
+    assert packing.pack(crumbs).tolist() == [0b00111001, 0b11]
+
+
+@pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_pack_is_numpy_helpers_raw_data(packing, code, shape, numpy_helper):
+    x = _tensor(code, shape, seed=len(shape) + sum(shape))
+    packed = packing.pack(x)
+    assert type(packed) is np.ndarray and packed.dtype == np.uint8 and packed.ndim == 1
+    assert packed.size == _size(code, shape) and packed.flags.c_contiguous
+    assert packed.tobytes() == numpy_helper.from_array(x).raw_data
+
+
+@pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_unpack_is_numpy_helpers_to_array(packing, code, shape, numpy_helper):
+    tensor = numpy_helper.from_array(_tensor(code, shape, seed=1 + len(shape)))
+    expected = numpy_helper.to_array(tensor)
+    raw = tensor.raw_data
+    for data in (raw, bytearray(raw), memoryview(raw), np.frombuffer(raw, np.uint8),
+                 np.repeat(np.frombuffer(raw, np.uint8), 2)[::2]):
+        y = packing.unpack(data, int(code), shape)
+        assert type(y) is np.ndarray and y.dtype == expected.dtype == spec.numpy_dtype(code)
+        assert y.shape == shape and y.flags.c_contiguous and y.flags.writeable
+        assert bits(y) == bits(expected)
+        if isinstance(data, np.ndarray):
+            assert not np.shares_memory(y, data)
+
+
+@pytest.mark.parametrize("to", ["INT4", "int4", "tensor(int4)", 22, DataType.INT4, ml_dtypes.int4, np.dtype(ml_dtypes.int4)])
+def test_unpack_reads_to_as_bitcast_does(packing, to):
+    assert packing.unpack(b"\xe1", to, [2]).tolist() == [1, -2]
+
+
+def test_padding_bits_are_zero_and_ignored(packing):
+    x = np.array([0xF, 0xF, 0xF], np.uint8).view(ml_dtypes.uint4)
+    assert packing.pack(x).tolist() == [0xFF, 0x0F]
+    assert packing.unpack(b"\xff\xff", "uint4", (3,)).view(np.uint8).tolist() == [15, 15, 15]
+    five = np.full(5, 3, np.uint8).view(ml_dtypes.int2)
+    assert packing.pack(five).tolist() == [0xFF, 0x03]
+    assert packing.unpack(b"\xff\xff", "int2", (5,)).tolist() == [-1] * 5
+
+
+def test_pack_takes_the_bits_of_the_value_read(packing):
+    """A byte with high bits set: its bits are those of the value ml_dtypes reads from it."""
+    f4 = np.array([0x11, 0x18, 0x10, 0x01], np.uint8).view(ml_dtypes.float4_e2m1fn)  # -0.5, -0, -0, 0.5
+    assert packing.pack(f4).tolist() == [0x89, 0x18]
+    back = packing.unpack(b"\x89\x18", "float4e2m1", (4,))
+    assert back.view(np.uint8).tolist() == [0x9, 0x8, 0x8, 0x1]
+    np.testing.assert_array_equal(np.signbit(back.astype(np.float32)), [True, True, True, False])
+    assert back.astype(np.float32).tolist() == [-0.5, 0.0, 0.0, 0.5]
+    i4 = np.array([0xFF, 0x21], np.uint8).view(ml_dtypes.int4)  # -1, 1
+    assert packing.pack(i4).tolist() == [0x1F]
+
+
+@pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
+def test_pack_any_layout(packing, code, numpy_helper):
+    base = _tensor(code, (6, 10), seed=3)
+    for x in (base.T, base[::-1, ::3], base[:, 1::2], np.broadcast_to(base[:1], (4, 10)), base[2, 3]):
+        expected = packing.pack(np.ascontiguousarray(x))
+        assert bits(packing.pack(x)) == bits(expected)
+        assert bits(expected) == numpy_helper.from_array(np.ascontiguousarray(x)).raw_data
+
+
+def test_large_arrays_every_type(packing, numpy_helper):
+    """Large enough for the thread team, odd lengths for the tails."""
+    for code in SUBBYTE_TYPES:
+        raw = np.random.default_rng(int(code)).integers(0, 256, size=(1 << 20) + 7, dtype=np.uint8)
+        x = raw.view(spec.numpy_dtype(code))
+        packed = packing.pack(x)
+        y = packing.unpack(packed, code, x.shape)
+        np.testing.assert_array_equal(y.view(np.uint8), spec.subbyte_bits(code)[raw])
+        canonical = y
+        assert packed.tobytes() == numpy_helper.from_array(canonical).raw_data
+
+
+# ----------------------------------------------------------------------- properties
+
+
+@st.composite
+def subbyte_arrays(draw):
+    code = draw(st.sampled_from(SUBBYTE_TYPES))
+    shape = draw(array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=9))
+    return code, draw(laid_out(shape, spec.numpy_dtype(code)))
+
+
+@given(subbyte_arrays())
+def test_round_trip_keeps_the_bits(packing, case):
+    """unpack(pack(x)) is x's elements as BitCast copies them: their bits, in C order."""
+    code, x = case
+    y = packing.unpack(packing.pack(x), code, x.shape)
+    assert bits(y) == bits(fastbits._ops_py.bitcast(x, code, copy=True))
+    assert bits(packing.pack(y)) == bits(packing.pack(x))
+
+
+@given(st.sampled_from(SUBBYTE_TYPES), st.integers(0, 40), st.integers(0, 2**32 - 1))
+def test_pack_of_unpack_is_the_data(packing, code, count, seed):
+    """Any packed bytes survive unpack then pack, padding bits cleared."""
+    width = spec.bit_width(code)
+    data = np.random.default_rng(seed).integers(0, 256, size=_size(code, (count,)), dtype=np.uint8)
+    expected = data.copy()
+    if count * width % 8:
+        expected[-1] &= (1 << (count * width % 8)) - 1
+    assert bits(packing.pack(packing.unpack(data, code, (count,)))) == bits(expected)
+
+
+@pytest.mark.compiled
+@given(subbyte_arrays())
+def test_compiled_equals_pure(case):
+    code, x = case
+    compiled, pure = PACKING["cython"], PACKING["python"]
+    packed = pure.pack(x)
+    assert bits(compiled.pack(x)) == bits(packed)
+    assert bits(compiled.unpack(packed, code, x.shape)) == bits(pure.unpack(packed, code, x.shape))
+
+
+# ----------------------------------------------------------------------- errors
+
+BAD_CALLS = [
+    ("pack: not a sub-byte type", lambda m: m.pack(np.zeros(3, np.int8)),
+     fastbits.TypeConstraintError, r"^pack: input 'x' has dtype int8 \(tensor\(int8\)\), which is not a sub-byte type; expected one of tensor\(float4e2m1\), tensor\(int4\), tensor\(uint4\), tensor\(int2\), tensor\(uint2\)$"),
+    ("pack: a list of ints", lambda m: m.pack([1, 2]), fastbits.TypeConstraintError, r"^pack: input 'x' has dtype int64"),
+    ("pack: not an array", lambda m: m.pack(object()), fastbits.ArgumentTypeError, r"^pack: input 'x'"),
+    ("unpack: to not sub-byte", lambda m: m.unpack(b"\x00", "int8", (1,)),
+     fastbits.TypeConstraintError, r"^unpack: argument 'to' = INT8 \(3\) is not a sub-byte type; expected one of tensor\(float4e2m1\)"),
+    ("unpack: to unknown", lambda m: m.unpack(b"\x00", 99, (1,)), fastbits.UnknownDataTypeError,
+     r"^unpack: argument 'to' = 99 names no ONNX data type; expected a sub-byte type"),
+    ("unpack: to of the wrong kind", lambda m: m.unpack(b"\x00", None, (1,)), fastbits.ArgumentTypeError,
+     r"^unpack: argument 'to' must be an ONNX data type"),
+    ("unpack: data too short", lambda m: m.unpack(b"\x00\x00", "int4", (5,)), fastbits.ArgumentValueError,
+     r"^unpack: input 'data' has 2 bytes, but shape \(5,\) of tensor\(int4\) packs into 3 bytes \(5 elements of 4 bits"),
+    ("unpack: data too long", lambda m: m.unpack(np.zeros(3, np.uint8), "uint2", (2, 2)), fastbits.ArgumentValueError,
+     r"^unpack: input 'data' has 3 bytes, but shape \(2, 2\) of tensor\(uint2\) packs into 1 bytes"),
+    ("unpack: shape an int", lambda m: m.unpack(b"", "int4", 3), fastbits.ArgumentTypeError,
+     r"^unpack: argument 'shape' must be a tuple of ints, not int 3$"),
+    ("unpack: shape of floats", lambda m: m.unpack(b"", "int4", (1.5,)), fastbits.ArgumentTypeError,
+     r"^unpack: argument 'shape' must be a tuple of ints, but \(1\.5,\) holds float 1\.5$"),
+    ("unpack: negative size", lambda m: m.unpack(b"", "int4", (2, -1)), fastbits.ArgumentValueError,
+     r"^unpack: argument 'shape' \(2, -1\) has a negative size$"),
+    ("unpack: too many axes", lambda m: m.unpack(b"\x01", "int4", (1,) * 65), fastbits.ArgumentValueError,
+     r"^unpack: argument 'shape' \(1, 1, .*\) is not an array shape: "),
+    ("unpack: too large beside a zero", lambda m: m.unpack(b"", "int4", (2**40, 2**40, 0)),
+     fastbits.ArgumentValueError, r"^unpack: argument 'shape' \(1099511627776, 1099511627776, 0\) is not an array shape"),
+    ("unpack: data a list", lambda m: m.unpack([1, 2], "int4", (4,)), fastbits.ArgumentTypeError,
+     r"^unpack: input 'data' must be bytes, a bytearray, a memoryview of bytes or a uint8 numpy array, not list$"),
+    ("unpack: data a str", lambda m: m.unpack("ab", "int4", (4,)), fastbits.ArgumentTypeError, r"not str$"),
+    ("unpack: data int8", lambda m: m.unpack(np.zeros(1, np.int8), "int4", (2,)), fastbits.TypeConstraintError,
+     r"^unpack: input 'data' has dtype int8 \(tensor\(int8\)\); expected packed bytes"),
+    ("unpack: data 2-D", lambda m: m.unpack(np.zeros((1, 1), np.uint8), "int4", (2,)), fastbits.ArgumentValueError,
+     r"^unpack: input 'data' has shape \(1, 1\); expected the packed bytes as one dimension$"),
+    ("unpack: memoryview of int32", lambda m: m.unpack(memoryview(np.zeros(1, np.int32)), "int4", (8,)),
+     fastbits.TypeConstraintError, r"^unpack: input 'data' is a memoryview of format 'i' \(itemsize 4\)"),
+]
+
+
+@pytest.mark.parametrize("call, error, pattern", [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS])
+def test_errors(packing, call, error, pattern):
+    for to in ("int4", "uint2"):  # unpack's fast path knows these 'to' now: errors are the same
+        packing.unpack(b"", to, (0,))
+    with pytest.raises(error, match=pattern) as info:
+        call(packing)
+    assert isinstance(info.value, fastbits.FastbitsError)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("call", [c[1] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS])
+def test_errors_identical_on_both_paths(call):
+    raised = []
+    for module in (PACKING["python"], PACKING["cython"]):
+        with pytest.raises(fastbits.FastbitsError) as info:
+            call(module)
+        raised.append((type(info.value), str(info.value)))
+    assert raised[0] == raised[1]
+
+
+def test_length_error_is_a_value_error_naming_both_sizes(packing):
+    with pytest.raises(ValueError) as info:
+        packing.unpack(bytes(10), "float4e2m1", (4, 4))
+    assert re.search(r"\b10 bytes\b", str(info.value)) and re.search(r"\b8 bytes\b", str(info.value))
+
+
+def test_signatures(packing):
+    x = np.zeros(2, ml_dtypes.int4)
+    with pytest.raises(TypeError):
+        packing.pack(x=x)
+    with pytest.raises(TypeError):
+        packing.unpack(b"\x00", "int4")
+    with pytest.raises(TypeError):
+        packing.unpack(data=b"\x00", to="int4", shape=(2,))
+
+
+def test_bench_cases(numpy_helper):
+    """The suite's pack/unpack rows: fastbits on both paths and numpy_helper agree; numpy's
+    np.copy is the bar, not checked."""
+    from fastbits._bench.cases import packing_case, select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    quick = [case.name for case in select("quick")]
+    assert "pack int4 n=4M" in quick and "unpack int4 n=4M" in quick
+    impls = implementations(1)
+    for op in ("pack", "unpack"):
+        for code in (DataType.INT4, DataType.FLOAT4E2M1, DataType.UINT2):
+            record = run_case(packing_case(op, code, 1001, "s"), impls, MODES["smoke"], np.random.default_rng(0))
+            results = record["results"]
+            assert results["fastbits-py"]["status"] == "ok" and results["numpy"]["status"] == "ok"
+            assert results["fastbits-c"]["status"] == ("ok" if "cython" in PACKING else "absent")
+            assert results["onnx-ref"]["status"] == "ok"
+            assert results["ort"]["status"] in ("n/a", "absent")
