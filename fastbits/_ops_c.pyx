@@ -309,11 +309,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     for d in range(nd):
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
     pl.nd = nd
-    pl.kernel.op = _kernel_op(op, code)
-    pl.kernel.width = itemsize
-    pl.kernel.swap = 0
-    pl.kernel.mask = 0
-    pl.kernel.stream = 0
+    pl.kernel = _integer_kernel(_kernel_op(op, code), itemsize)
     pl.p[0] = <char*>cnp.PyArray_DATA(O)
     pl.p[1] = pa
     pl.p[2] = pb
@@ -326,6 +322,30 @@ cdef inline int _kernel_op(int op, int code) noexcept nogil:
     if op == FB_OP_SHR and SIGNED[code]:
         return FB_OP_SAR
     return op
+
+
+cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
+    """The kernel of an integer operation (no byte swap, mask or map; the engine decides on
+    streaming stores)."""
+    cdef fb_kernel k
+    k.op = op
+    k.width = width
+    k.swap = 0
+    k.mask = 0
+    k.byte_map = NULL
+    k.stream = 0
+    return k
+
+
+cdef object _small_result(int op, str opname, int code, cnp.ndarray A, char* pb):
+    """``op`` of C-contiguous ``A`` (and of the same-shape contiguous data at ``pb``) into a
+    fresh array: the most common small call, one row with no planning."""
+    cdef Py_ssize_t w = ITEMSIZE[code]
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
+    cdef cnp.ndarray O = _new_result(opname, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), code, n * w)
+    cdef fb_kernel kernel = _integer_kernel(op, <int>w)
+    run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A), pb, n, w, w, w)
+    return O
 
 
 cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
@@ -355,12 +375,10 @@ cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
 
 cdef object _binary_fast(int op, str opname, object a, object b, object out):
     """The fast path of a binary integer operation; None when the call needs the slow path."""
-    cdef cnp.ndarray A, B, O
+    cdef cnp.ndarray A, B
     cdef int ca, cb
     cdef uint64_t scalar = 0
     cdef char* buf = <char*>&scalar
-    cdef Py_ssize_t n, w
-    cdef fb_kernel kernel
     if cnp.PyArray_CheckExact(a):
         A = <cnp.ndarray>a
         ca = _int_code(A)
@@ -374,18 +392,8 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
             if (out is None and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
                     and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
                     and _same_dims(A, B)):
-                w = ITEMSIZE[ca]
-                n = cnp.PyArray_SIZE(A)
-                if n * w < SMALL_BYTES:
-                    O = _new_result(opname, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), ca, n * w)
-                    kernel.op = _kernel_op(op, ca)
-                    kernel.width = <int>w
-                    kernel.swap = 0
-                    kernel.mask = 0
-                    kernel.stream = 0
-                    run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A),
-                            <char*>cnp.PyArray_DATA(B), n, w, w, w)
-                    return O
+                if cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES:
+                    return _small_result(_kernel_op(op, ca), opname, ca, A, <char*>cnp.PyArray_DATA(B))
             return _binary_core(op, opname, ca, A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
                                 cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
                                 <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
@@ -448,26 +456,14 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
 
 cdef object _unary(int op, str opname, object x, object out, object reference):
     """``op`` of one integer operand: the fast path, else the spec's checks first."""
-    cdef cnp.ndarray X, O
+    cdef cnp.ndarray X
     cdef int code
-    cdef Py_ssize_t n, w
-    cdef fb_kernel kernel
     if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
         X = <cnp.ndarray>x
         code = _int_code(X)
         if out is None and cnp.PyArray_IS_C_CONTIGUOUS(X):
-            w = ITEMSIZE[code]
-            n = cnp.PyArray_SIZE(X)
-            if n * w < SMALL_BYTES:
-                O = _new_result(opname, cnp.PyArray_NDIM(X), cnp.PyArray_DIMS(X), code, n * w)
-                kernel.op = op
-                kernel.width = <int>w
-                kernel.swap = 0
-                kernel.mask = 0
-                kernel.stream = 0
-                run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(X),
-                        <char*>cnp.PyArray_DATA(X), n, w, w, w)
-                return O
+            if cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES:
+                return _small_result(op, opname, code, X, <char*>cnp.PyArray_DATA(X))
         r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
                          cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
                          <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)

@@ -43,8 +43,7 @@ def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any) -> np.ndarray:
     return out
 
 
-def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    """ONNX BitwiseAnd-18: elementwise ``a & b`` with multidirectional broadcasting.
+_BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectional broadcasting.
 
     Parameters
     ----------
@@ -79,94 +78,33 @@ def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarr
     Examples
     --------
     >>> import numpy as np, fastbits
-    >>> fastbits.bitwise_and(np.array([12, 10], np.uint8), np.uint8(6))
-    array([4, 2], dtype=uint8)
+    >>> fastbits.{name}(np.array([12, 10], np.uint8), np.uint8(6))
+    {example}
     """
+
+
+def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_AND, np.bitwise_and, a, b, out)
 
 
 def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    """ONNX BitwiseOr-18: elementwise ``a | b`` with multidirectional broadcasting.
-
-    Parameters
-    ----------
-    a, b : array_like
-        Integer arrays of the same dtype: int8, int16, int32, int64, uint8,
-        uint16, uint32 or uint64, in either byte order, any strides, read-only
-        or not.  One of them may be a Python int, which takes the other's
-        dtype and must fit in it.
-    out : numpy.ndarray, optional
-        Where to write the result: exactly the broadcast shape and the
-        operands' type (either byte order, any strides), writeable.  It may
-        be, or overlap, ``a`` or ``b``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``out`` if given, else a new C-contiguous array of the broadcast
-        shape in native byte order.
-
-    Raises
-    ------
-    TypeConstraintError
-        An operand outside T (bool, float, strings...), operands of two
-        different types, or an ``out`` of another type.
-    BroadcastError
-        Shapes that do not broadcast, or an ``out`` of another shape.
-    ArgumentValueError
-        A Python int outside the other operand's range, or a read-only ``out``.
-    AllocationError
-        A result too large to allocate.
-
-    Examples
-    --------
-    >>> import numpy as np, fastbits
-    >>> fastbits.bitwise_or(np.array([12, 10], np.uint8), np.uint8(6))
-    array([14, 14], dtype=uint8)
-    """
     return _binary(BITWISE_OR, np.bitwise_or, a, b, out)
 
 
 def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    """ONNX BitwiseXor-18: elementwise ``a ^ b`` with multidirectional broadcasting.
-
-    Parameters
-    ----------
-    a, b : array_like
-        Integer arrays of the same dtype: int8, int16, int32, int64, uint8,
-        uint16, uint32 or uint64, in either byte order, any strides, read-only
-        or not.  One of them may be a Python int, which takes the other's
-        dtype and must fit in it.
-    out : numpy.ndarray, optional
-        Where to write the result: exactly the broadcast shape and the
-        operands' type (either byte order, any strides), writeable.  It may
-        be, or overlap, ``a`` or ``b``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``out`` if given, else a new C-contiguous array of the broadcast
-        shape in native byte order.
-
-    Raises
-    ------
-    TypeConstraintError
-        An operand outside T (bool, float, strings...), operands of two
-        different types, or an ``out`` of another type.
-    BroadcastError
-        Shapes that do not broadcast, or an ``out`` of another shape.
-    ArgumentValueError
-        A Python int outside the other operand's range, or a read-only ``out``.
-    AllocationError
-        A result too large to allocate.
-
-    Examples
-    --------
-    >>> import numpy as np, fastbits
-    >>> fastbits.bitwise_xor(np.array([12, 10], np.uint8), np.uint8(6))
-    array([10, 12], dtype=uint8)
-    """
     return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
+
+
+# The three share one text: the operator, its symbol and an example differ.
+bitwise_and.__doc__ = _BINARY_DOC.format(
+    op=BITWISE_AND, symbol="&", name="bitwise_and", example="array([4, 2], dtype=uint8)"
+)
+bitwise_or.__doc__ = _BINARY_DOC.format(
+    op=BITWISE_OR, symbol="|", name="bitwise_or", example="array([14, 14], dtype=uint8)"
+)
+bitwise_xor.__doc__ = _BINARY_DOC.format(
+    op=BITWISE_XOR, symbol="^", name="bitwise_xor", example="array([10, 12], dtype=uint8)"
+)
 
 
 def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
