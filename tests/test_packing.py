@@ -135,6 +135,27 @@ def test_large_arrays_every_type(packing, numpy_helper):
         assert packed.tobytes() == numpy_helper.from_array(canonical).raw_data
 
 
+@pytest.mark.compiled
+@pytest.mark.parametrize("threads", [1, 2])
+def test_threaded_compiled_equals_pure(threads):
+    """4M elements, pieces on the thread team (starts at whole bytes, not 16-byte aligned):
+    odd sizes, every type, both directions, unaligned packed data, equal to the pure path."""
+    compiled, pure = PACKING["cython"], PACKING["python"]
+    before = fastbits.get_num_threads()
+    fastbits.set_num_threads(threads)
+    try:
+        for code, extra in zip(SUBBYTE_TYPES, (13, 1, 7, 3, 0)):
+            raw = np.random.default_rng(int(code)).integers(0, 256, size=(4 << 20) + extra, dtype=np.uint8)
+            x = raw.view(spec.numpy_dtype(code))
+            packed = pure.pack(x)
+            assert bits(compiled.pack(x)) == bits(packed)
+            assert bits(compiled.unpack(packed, code, x.shape)) == bits(pure.unpack(packed, code, x.shape))
+            odd = compiled.unpack(packed[1:], code, ((packed.size - 1) * 8 // spec.bit_width(code),))  # unaligned data
+            assert bits(odd) == bits(pure.unpack(packed[1:], code, odd.shape))
+    finally:
+        fastbits.set_num_threads(before)
+
+
 # ----------------------------------------------------------------------- properties
 
 
