@@ -87,7 +87,9 @@ def _compiler_flags(compiler_type: str) -> tuple[list[str], list[str]]:
     threads = [] if NO_THREADS else ["-pthread"]
     # An undeclared function (a numpy API hidden by the target version) must fail the build,
     # not produce a module that cannot be imported.
-    common = ["-Werror=implicit-function-declaration", *threads]
+    # Hidden visibility: calls between fastbits' own C files go direct, not through the PLT; the
+    # module init and the FB_EXPORT symbols (threadpoolctl's) stay visible.
+    common = ["-Werror=implicit-function-declaration", "-fvisibility=hidden", *threads]
     if DEBUG_BUILD:
         return ["-O0", "-g3", *common], threads
     # Release: optimized and without debug information; on Linux the linker also drops the

@@ -101,15 +101,13 @@ cdef void run_row(const fb_kernel* kernel, char* o, const char* a, const char* b
 cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch) noexcept nogil:
     """Run units [u0, u1) of the plan: elements, rows, row blocks or tiles, by loop."""
     cdef RowCursor c, c2
-    cdef fb_kernel plain = pl.kernel  # for scratch chunks: no streaming stores
+    cdef fb_kernel plain
     cdef int nd = pl.nd
     cdef int width = pl.kernel.width
-    cdef int ninputs = 1 if fb_op_unary(pl.kernel.op) else 2
-    cdef int nouter, k, t
+    cdef int ninputs, nouter, k, t
     cdef Py_ssize_t u, r, i, j, jb, j1, n0, n1, nblocks, i0, i1, inner, off, cnt, rn, rc, rows_per_chunk
     cdef char* q[3]
     cdef Py_ssize_t st[3]
-    plain.stream = 0
     if u0 >= u1:
         return
     if pl.loop == LOOP_LINE:
@@ -176,6 +174,9 @@ cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch
             q[2] = pl.tile if t == 2 else pl.p[2] + off * width
             fb_row(&pl.kernel, q[0], q[1], q[2], cnt, width, width, width)
     else:  # LOOP_GATHERED: short rows; gather inputs (and out) into chunks of whole rows
+        plain = pl.kernel  # scratch chunks: no streaming stores
+        plain.stream = 0
+        ninputs = 1 if fb_op_unary(pl.kernel.op) else 2
         nouter = nd - 1
         inner = pl.n[nouter]
         rows_per_chunk = CHUNK_ELEMS // inner
@@ -363,8 +364,8 @@ cdef bint _plan_repeated(Plan* pl) except -1:
 cdef int run(Plan* pl) except -1:
     cdef int nd, k
     cdef Py_ssize_t total, nunits, d
-    cdef bint large
-    pl.nthreads = call_threads()
+    cdef bint shared
+    pl.nthreads = 1  # the team's threads, asked for only where a loop may use them
     _coalesce(pl)
     nd = pl.nd
     total = 1
@@ -401,22 +402,25 @@ cdef int run(Plan* pl) except -1:
     else:
         pl.loop = LOOP_GATHERED
         nunits = total // pl.n[nd - 1]
+    shared = total * pl.kernel.width >= INLINE_BYTES or total * pl.kernel.width >= parallel_threshold()
+    if shared:
+        pl.nthreads = call_threads()
     if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
         pl.scratch = <char*>malloc(pl.nthreads * SCRATCH_BYTES)
         if pl.scratch == NULL:
+            free(pl.tile)
+            pl.tile = NULL
             raise MemoryError()
-    large = total * pl.kernel.width >= INLINE_BYTES or total * pl.kernel.width >= parallel_threshold()
-    try:
-        if large:
-            with nogil:
-                _run_shared(pl, nunits)
-        else:
-            _run_units(pl, 0, nunits, pl.scratch)
-    finally:
-        free(pl.scratch)
-        free(pl.tile)
-        pl.scratch = NULL
-        pl.tile = NULL
+    # From here nothing raises (the loops are noexcept): no try/finally on the tiny calls' path.
+    if shared:
+        with nogil:
+            _run_shared(pl, nunits)
+    else:
+        _run_units(pl, 0, nunits, pl.scratch)
+    free(pl.scratch)
+    free(pl.tile)
+    pl.scratch = NULL
+    pl.tile = NULL
     return 0
 
 

@@ -218,10 +218,7 @@ cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize
 
 cdef object _new_result(str op, int nd, cnp.npy_intp* shape, int code, Py_ssize_t nbytes):
     """A fresh result; one that cannot be allocated is spec.allocate's AllocationError."""
-    try:
-        return new_array(nd, shape, DESCR[code], nbytes)
-    except (MemoryError, ValueError):
-        return spec.allocate(op, tuple([shape[i] for i in range(nd)]), <object>DESCR[code])
+    return new_array(nd, shape, DESCR[code], nbytes, op)
 
 
 cdef object _binary_core(int op, str opname, int code, object A, object B, char* pa, int nda,
@@ -348,6 +345,40 @@ cdef object _small_result(int op, str opname, int code, cnp.ndarray A, char* pb)
     return O
 
 
+cdef inline bint _apart_or_same(cnp.ndarray X, cnp.ndarray O, Py_ssize_t nbytes) noexcept:
+    """Two C-contiguous arrays of the same shape and type: one and the same, or disjoint."""
+    cdef char* x = <char*>cnp.PyArray_DATA(X)
+    cdef char* o = <char*>cnp.PyArray_DATA(O)
+    return x == o or x + nbytes <= o or o + nbytes <= x
+
+
+cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcept:
+    """``out`` takes the small same-shape call of ``A`` and ``B`` as it is: a base-class
+    ndarray of type ``code``, native, aligned, writeable, C-contiguous, the same shape, and each
+    input the same memory or apart (else the general path sorts it out)."""
+    cdef Py_ssize_t nbytes
+    cdef cnp.ndarray O
+    if not cnp.PyArray_CheckExact(out):
+        return False
+    O = <cnp.ndarray>out
+    if _int_code(O) != code or not cnp.PyArray_ISWRITEABLE(O):
+        return False
+    if cnp.PyArray_NDIM(O) != cnp.PyArray_NDIM(A) or not cnp.PyArray_IS_C_CONTIGUOUS(O) or not _same_dims(O, A):
+        return False
+    nbytes = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
+    return _apart_or_same(A, O, nbytes) and _apart_or_same(B, O, nbytes)
+
+
+cdef object _small_into(int op, int code, cnp.ndarray O, cnp.ndarray A, char* pb):
+    """``op`` of C-contiguous ``A`` (and the same-shape data at ``pb``) into ``O``, checked by
+    :func:`_small_out`: one row, no planning."""
+    cdef Py_ssize_t w = ITEMSIZE[code]
+    cdef fb_kernel kernel = _integer_kernel(op, <int>w)
+    run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A), pb,
+            cnp.PyArray_SIZE(A), w, w, w)
+    return O
+
+
 cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
     """A Python int in the range of ``code``, stored at ``buf`` in its width; else False."""
     cdef int ovf = 0
@@ -388,12 +419,14 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
             B = <cnp.ndarray>b
             if _int_code(B) != ca:
                 return None
-            # the most common call: same shape, both C-contiguous, fresh out
-            if (out is None and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
+            # the most common calls: small, same shape, C-contiguous, fresh out or a plain one
+            if (cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
                     and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
-                    and _same_dims(A, B)):
-                if cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES:
+                    and _same_dims(A, B) and cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES):
+                if out is None:
                     return _small_result(_kernel_op(op, ca), opname, ca, A, <char*>cnp.PyArray_DATA(B))
+                if _small_out(out, ca, A, B):
+                    return _small_into(_kernel_op(op, ca), ca, <cnp.ndarray>out, A, <char*>cnp.PyArray_DATA(B))
             return _binary_core(op, opname, ca, A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
                                 cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
                                 <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
@@ -577,7 +610,7 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize)
+    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, None)
     if total == 0:
         return O
     pl.nd = nd

@@ -166,7 +166,7 @@ def pack(x, /):
     job.n = cnp.PyArray_SIZE(X)
     job.bits = BITS[code]
     nbytes = fb_packed_size(job.n, job.bits)
-    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes)
+    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, None)
     job.packed = <uint8_t*>cnp.PyArray_DATA(O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = BYTE_MAP[code]
@@ -243,7 +243,7 @@ def unpack(data, to, shape, /):
             total *= shape[d]
         count = total  # at most 8 bits per byte of data
     job.n = count
-    O = new_array(nd, dims, DESCR[code], count)
+    O = new_array(nd, dims, DESCR[code], count, None)
     job.packed = <uint8_t*>packed
     job.elems = <uint8_t*>cnp.PyArray_DATA(O)
     job.bits = BITS[code]

@@ -15,5 +15,7 @@ cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers)
 cdef Py_ssize_t parallel_threshold() noexcept nogil
 
 # A new C-contiguous array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, from the
-# output pool when it is on and the array is large.  Raises numpy's MemoryError or ValueError.
-cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes)
+# output pool when it is on and the array is large.  One that cannot be allocated raises
+# spec.allocate's AllocationError naming the operator ``op``, or numpy's own MemoryError or
+# ValueError when ``op`` is None.
+cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op)

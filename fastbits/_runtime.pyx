@@ -11,7 +11,8 @@ module's shared library (see :mod:`fastbits._threadpool`).
 """
 
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
+from cpython.exc cimport PyErr_Clear
+from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint8_t
 from libc.string cimport strncpy
 cimport numpy as cnp
@@ -45,6 +46,8 @@ cdef extern from "numpy/arrayobject.h":
     object PyDataMem_SetHandler(object handler)
     # declared with PyObject* so that the stolen descr reference is explicit
     object PyArray_Empty_steals "PyArray_Empty"(int nd, cnp.npy_intp* dims, void* descr, int fortran)
+    # the same, returning NULL (with the error set) instead of raising: no try on the hot path
+    PyObject* PyArray_Empty_or_null "PyArray_Empty"(int nd, cnp.npy_intp* dims, void* descr, int fortran)
     object PyCapsule_New(void* pointer, const char* name, void* destructor)
 
 
@@ -116,16 +119,40 @@ cdef Py_ssize_t _pool_bytes = 1 << 25
 cdef bint _pool_on = fb_pool_available()
 
 
-cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes):
-    if not _pool_on or nbytes < _pool_bytes:
-        Py_INCREF(<object>descr)  # PyArray_Empty steals it
-        return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
+cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op):
+    cdef PyObject* made
+    if _pool_on and nbytes >= _pool_bytes:
+        return _pooled_array(nd, dims, descr, op)
+    Py_INCREF(<object>descr)  # PyArray_Empty steals it, even when it fails
+    made = PyArray_Empty_or_null(nd, dims, <void*>descr, 0)
+    if made == NULL:
+        return _allocation_failed(nd, dims, descr, op)
+    result = <object>made  # a new reference of its own: hand PyArray_Empty's back
+    Py_DECREF(result)
+    return result
+
+
+cdef object _pooled_array(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
     old = PyDataMem_SetHandler(_POOL_HANDLER)
     try:
         Py_INCREF(<object>descr)
         return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
+    except (MemoryError, ValueError):
+        if op is None:
+            raise
     finally:
         PyDataMem_SetHandler(old)
+    return _allocation_failed(nd, dims, descr, op)
+
+
+cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
+    """Raise the error of an array that could not be allocated (numpy's error is pending)."""
+    if op is not None:
+        PyErr_Clear()
+        return spec.allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
+    PyErr_Clear()
+    Py_INCREF(<object>descr)
+    return PyArray_Empty_steals(nd, dims, <void*>descr, 0)  # fails again, raising numpy's error
 
 
 # ---------------------------------------------------------------------------
