@@ -38,7 +38,7 @@ def get_config() -> dict[str, Any]:
         ``num_threads``: the threads a large call may use (1 on the pure path and in builds
         without threads).  ``parallel_threshold``: the output size in bytes from which a
         streaming loop shares its work with the thread team (loops that transpose or gather
-        do from a 16th of it).  ``output_pool``: whether large fresh results come from the
+        do from an eighth of it).  ``output_pool``: whether large fresh results come from the
         output pool.  ``pool_threshold``: the size in bytes from which they do.
     """
     return _runtime.current_config()
@@ -70,8 +70,8 @@ def set_config(
         ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
         threadpoolctl's ``threadpool_limits`` changes it too.
     parallel_threshold : int, optional
-        Output bytes from which a streaming loop uses the thread team (default 8 MiB; loops
-        that transpose or gather: a 16th of it).  0 uses the team for every call.
+        Output bytes from which a streaming loop uses the thread team (default 768 KiB; loops
+        that transpose or gather: an eighth of it).  0 uses the team for every call.
     output_pool : bool, optional
         Serve large fresh results from the output pool (default True where the pool exists:
         not in sanitizer builds, nor on platforms without ``MADV_FREE``, where it stays False).

@@ -40,7 +40,8 @@ cdef enum:
     TILE_ROWS = 64       # blocked tile: rows (of the output) ...
     TILE_COLS = 64       # ... and columns; TILE_ROWS * TILE_COLS * 16 (complex128) <= SLOT_BYTES
     REPEAT_ELEMS = 4096  # target length of the tile of a repeating input
-    BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking
+    BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking ...
+    BLOCK_MIN_BYTES = 1048576  # ... in a result this large: a smaller one stays in cache anyway
     MAX_THREADS = 256    # threads one call may use (fastbits/_c/team.h: FB_MAX_THREADS)
 
 # Results at least this large use streaming stores (beyond a typical last-level cache).
@@ -228,7 +229,7 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     cdef Py_ssize_t nbytes = pl.total * pl.kernel.width
     cdef Py_ssize_t threshold = parallel_threshold()
     if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
-        threshold = threshold // 16  # more work per byte: worth a helper sooner
+        threshold = threshold // 8  # more work per byte: worth a helper sooner
     if nbytes < threshold:
         nt = 1
     if nt > nunits:
@@ -392,7 +393,7 @@ cdef int run(Plan* pl) except -1:
     elif pl.n[nd - 1] >= SHORT_ROW or pl.kernel.op == FB_OP_COPY:
         pl.loop = LOOP_ROWS
         nunits = total // pl.n[nd - 1]
-        if pl.n[nd - 2] >= 2:
+        if pl.n[nd - 2] >= 2 and total * pl.kernel.width >= BLOCK_MIN_BYTES:
             for k in range(1, 3):
                 if _abs(pl.s[k][nd - 1]) > BLOCK_STRIDE and _abs(pl.s[k][nd - 2]) < _abs(pl.s[k][nd - 1]):
                     pl.loop = LOOP_BLOCKED

@@ -10,11 +10,10 @@ through ``spec.check_unpack``, which raises the errors.
 
 The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
-through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on an
-eighth of ``parallel_threshold`` (1 MiB by default) of unpacked elements or more is cut into
-pieces the thread team shares (:mod:`fastbits._runtime`): these loops do more per byte than a
-copy, and a second thread measured 1.6 times faster from 1M int4 elements up (1.25 times at
-512K), where memory-bound copies gain only from about 8 MiB.  The output is written with
+through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
+``parallel_threshold`` (768 KiB by default) of unpacked elements or more is cut into pieces
+the thread team shares (:mod:`fastbits._runtime`): a second thread measured 1.6 times faster
+from 1M int4 elements up (1.25 times at 512K).  The output is written with
 plain stores: streaming stores measured 20-30 % faster for 4M int4 elements on one thread but
 no faster on two, and slower below.
 """
@@ -129,7 +128,7 @@ cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
 cdef void _run(Job* job) noexcept nogil:
     """The whole job, shared with the thread team when it is large enough."""
     cdef int nt = 1
-    if job.n >= parallel_threshold() // 8:
+    if job.n >= parallel_threshold():
         nt = call_threads()
     if nt <= 1:
         _run_range(job, 0, job.n)
