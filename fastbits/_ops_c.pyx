@@ -487,21 +487,28 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
     return r
 
 
-cdef object _unary(int op, str opname, object x, object out, object reference):
-    """``op`` of one integer operand: the fast path, else the spec's checks first."""
+cdef object _unary_fast(int op, str opname, object x, object out):
+    """The fast path of a unary integer operation; None when the call needs the slow path."""
     cdef cnp.ndarray X
     cdef int code
-    if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
-        X = <cnp.ndarray>x
-        code = _int_code(X)
-        if out is None and cnp.PyArray_IS_C_CONTIGUOUS(X):
-            if cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES:
-                return _small_result(op, opname, code, X, <char*>cnp.PyArray_DATA(X))
-        r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
-                         cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
-                         <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
-        if r is not None:
-            return r
+    if not cnp.PyArray_CheckExact(x) or _int_code(<cnp.ndarray>x) < 0:
+        return None
+    X = <cnp.ndarray>x
+    code = _int_code(X)
+    if cnp.PyArray_IS_C_CONTIGUOUS(X) and cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES:
+        if out is None:
+            return _small_result(op, opname, code, X, <char*>cnp.PyArray_DATA(X))
+        if _small_out(out, code, X, X):
+            return _small_into(op, code, <cnp.ndarray>out, X, <char*>cnp.PyArray_DATA(X))
+    return _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
+                        cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
+                        <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
+
+
+cdef object _unary_slow(int op, str opname, object x, object out, object reference):
+    """The spec's checks, then the kernels on a normalised operand (``reference``: as for
+    :func:`_binary_slow`)."""
+    cdef cnp.ndarray X
     x, code = spec.check_operand(opname, x)
     if out is not None:
         spec.check_out(opname, out, x.shape, code)
@@ -537,7 +544,10 @@ def bitwise_xor(a, b, /, *, out=None):
 
 
 def bitwise_not(x, /, *, out=None):
-    return _unary(FB_OP_NOT, BITWISE_NOT, x, out, _ops_py.bitwise_not)
+    r = _unary_fast(FB_OP_NOT, BITWISE_NOT, x, out)
+    if r is not None:
+        return r
+    return _unary_slow(FB_OP_NOT, BITWISE_NOT, x, out, _ops_py.bitwise_not)
 
 
 def bitshift(x, y, direction, /, *, out=None):
@@ -548,8 +558,13 @@ def bitshift(x, y, direction, /, *, out=None):
     r = _binary_fast(op, BITSHIFT, x, y, out)
     if r is not None:
         return r
-    return _binary_slow(op, BITSHIFT, x, y, out,
-                        lambda a, b, out=None: _ops_py.bitshift(a, b, direction, out=out))
+    return _binary_slow(op, BITSHIFT, x, y, out, _bitshift_reference(direction))
+
+
+cdef object _bitshift_reference(str direction):
+    """The pure bitshift in ``direction``, as ``_binary_slow`` calls a reference.  (A lambda in
+    ``bitshift`` itself would make every call build a closure.)"""
+    return lambda a, b, out=None: _ops_py.bitshift(a, b, direction, out=out)
 
 
 # ---------------------------------------------------------------------------
