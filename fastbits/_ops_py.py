@@ -173,8 +173,8 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     vacated bits); a left shift drops the bits moved past the top.  An amount
     that is negative or at least the bit width gives 0, or -1 for a right
     shift of a negative ``x``: what the sign extension alone produces.  (C
-    leaves such shifts undefined and numpy returns platform-dependent values;
-    BitShift-28 defines them, and so does fastbits.)
+    leaves such shifts undefined; BitShift-28 defines them, and so does
+    fastbits, without ever evaluating one.)
 
     Raises
     ------

@@ -24,3 +24,33 @@ def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+PUBLIC_FUNCTIONS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast"]
+
+
+@pytest.mark.parametrize("name", PUBLIC_FUNCTIONS)
+def test_help_shows_the_one_docstring(name, ops):
+    """help() on either path shows the reference's whole docstring, once, with the signature
+    once, and sends nobody to a private module."""
+    import pydoc
+
+    reference = getattr(importlib.import_module("fastbits._ops_py"), name)
+    function = getattr(ops, name)
+    assert function.__doc__ == reference.__doc__
+    text = pydoc.render_doc(function, renderer=pydoc.plaintext)
+    for section in ("Parameters", "Returns", "Raises", "Examples"):
+        assert text.count(section + "\n") == 1, (name, section)
+    assert text.count(f"{name}(") - text.count(f"fastbits.{name}(") == 1, text[:400]
+    assert "_ops_py" not in function.__doc__ and "_ops_c" not in function.__doc__
+
+
+@pytest.mark.parametrize("name", ["pack", "unpack"])
+def test_help_shows_the_packing_docstring(name, packing):
+    import pydoc
+
+    reference = getattr(importlib.import_module("fastbits._packing_py"), name)
+    function = getattr(packing, name)
+    assert function.__doc__ == reference.__doc__
+    text = pydoc.render_doc(function, renderer=pydoc.plaintext)
+    assert text.count("Parameters\n") == 1 and "_packing_py" not in function.__doc__
