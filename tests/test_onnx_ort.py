@@ -34,6 +34,7 @@ from support import (  # noqa: E402
     SAME_WIDTH_PAIRS,
     T1_TYPES,
     assert_same_bits,
+    bits,
     random_bits,
     random_tensor,
     reference,
@@ -68,6 +69,15 @@ def _ort_op(op, dtype, opset=18, direction=None):
         [oh.make_tensor_value_info("c", code, None)],
         opset,
     )
+
+
+def _ort_loads_opset(opset):
+    """This onnxruntime loads a model of ``opset`` (of the IR version that goes with it)."""
+    try:
+        _ort_op("BitShift", np.dtype(np.uint8), opset, "LEFT")
+    except Exception as exc:  # noqa: BLE001
+        return "IR version" not in str(exc) and "opset" not in str(exc).lower()
+    return True
 
 
 def _ort_and(dtype):
@@ -127,6 +137,22 @@ ORT_BITSHIFT_11 = _ort_bitshift_types(11)
 ORT_BITSHIFT_28 = _ort_bitshift_types(28) if onnx.defs.onnx_opset_version() >= 28 else []
 
 
+def _ort_shifts_by_width_wrongly():
+    """True when this onnxruntime shifts an unsigned value by its bit width to the value
+    itself (onnxruntime #28262: x86 masks the amount), where BitShift says 0."""
+    for dtype in ORT_BITSHIFT_11:
+        width = np.dtype(dtype).itemsize * 8
+        x, y = np.array([1], dtype), np.array([width], dtype)
+        (got,) = _ort_op("BitShift", x.dtype, 11, "LEFT").run(None, {"a": x, "b": y})
+        if got.tolist() != [0]:
+            return True
+    return False
+
+
+#: onnxruntime 1.23.2 (the last for Python 3.10) has #28262; 1.32.0 does not.
+ORT_SHIFT_BUG = _ort_shifts_by_width_wrongly()
+
+
 def test_onnxruntime_bitshift_types_observed():
     """onnxruntime 1.32.0: BitShift-11 for uint8, uint16, uint32 and uint64 (all of its T),
     BitShift-28 for all eight integer types; skips when the sets change."""
@@ -147,8 +173,13 @@ def test_bitshift_matches_onnxruntime(ops, opset, direction, data):
     x, y = data.draw(_int_operands(dtypes=types, shift=True))
     (expected,) = _ort_op("BitShift", x.dtype, opset, direction).run(None, {"a": x, "b": y})
     got = ops.bitshift(x, y, direction)
-    assert_same_bits(got, expected, x.dtype)
     assert_same_bits(got, reference(f"bitshift_{direction.lower()}", x, y), x.dtype)
+    if ORT_SHIFT_BUG:
+        # where onnxruntime has #28262, it agrees with fastbits on the amounts in range
+        in_range = np.broadcast_to((y >= 0) & (y < x.dtype.itemsize * 8), got.shape)
+        assert bits(got[in_range]) == bits(expected[in_range])
+    else:
+        assert_same_bits(got, expected, x.dtype)
 
 
 # onnxruntime #28262: uint64 shifted right by 64 returned its input (x86 masks the amount to
@@ -358,6 +389,8 @@ def test_onnxruntime_reads_big_endian_bytes_of_every_operator(case):
     op, name, opset, direction, operands, observed = case
     if opset > onnx.defs.onnx_opset_version():
         pytest.skip(f"onnx {onnx.__version__} has no {name}-{opset}")
+    if not _ort_loads_opset(opset):
+        pytest.skip(f"{ORT} loads no opset-{opset} model")
     (got,) = _ort_op(name, np.dtype(np.int16), opset, direction).run(None, dict(zip("ab", operands)))
     if got.tolist() == reference(op, *[x.astype("=i2") for x in operands]).tolist():
         pytest.skip(f"{ORT} reads big-endian input right now")
@@ -407,6 +440,8 @@ def test_fastbits_refuses_what_onnxruntime_refuses_in_the_family(ops):
     for opset in (11, 20, 27):
         with pytest.raises(fastbits.TypeConstraintError):
             spec.check_bitshift_version(opset, DataType.INT8)
+        if not _ort_loads_opset(opset):
+            continue  # an onnxruntime older than the opset (1.23.2 stops at IR 11)
         with pytest.raises(Exception, match=r"tensor\(int8\)"):
             _ort_op("BitShift", np.dtype(np.int8), opset, "LEFT")
     with pytest.raises(fastbits.ArgumentValueError):
