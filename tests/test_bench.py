@@ -195,7 +195,10 @@ def test_sibling_rows_run_and_agree_with_numpy():
         assert results["numpy"]["status"] == "ok", case.name
         assert results["fastbits-py"]["status"] == "ok", (case.name, results["fastbits-py"])
         assert results["fastbits-c"]["status"] == ("ok" if fastbits.BACKEND == "cython" else "absent")
-        assert results["onnx-ref"]["status"] == "ok", (case.name, results["onnx-ref"])
+        if "onnx-ref" in [i.name for i in impls if i.available]:
+            assert results["onnx-ref"]["status"] == "ok", (case.name, results["onnx-ref"])
+        else:  # the lowest env has no onnx
+            assert results["onnx-ref"]["status"] == "absent", (case.name, results["onnx-ref"])
         if case.op in ("shl", "shr"):
             assert "in [0, bits)" in record["note"]
             assert ("<<" if case.op == "shl" else ">>") in record["layout"]
