@@ -454,6 +454,13 @@ cdef object _plain(object x):
     return x
 
 
+cdef bint _writes_directly(object out):
+    """A checked ``out`` the kernels write as it is: a base-class ndarray, native, aligned,
+    with no two indexes on one element."""
+    return (type(out) is np.ndarray and out.dtype.isnative and out.flags.aligned
+            and not _self_overlaps(<cnp.ndarray>out))
+
+
 cdef object _binary_slow(int op, str opname, object a, object b, object out, object reference):
     """The checks of the spec, then the kernels on normalised operands.
 
@@ -466,10 +473,7 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
     if out is not None:
         spec.check_out(opname, out, shape, code)
     target = out
-    if out is not None and not (
-        type(out) is np.ndarray and out.dtype.isnative and out.flags.aligned
-        and not _self_overlaps(<cnp.ndarray>out)
-    ):
+    if out is not None and not _writes_directly(out):
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
             return reference(a, b, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
@@ -512,8 +516,7 @@ cdef object _unary_slow(int op, str opname, object x, object out, object referen
     x, code = spec.check_operand(opname, x)
     if out is not None:
         spec.check_out(opname, out, x.shape, code)
-        if not (type(out) is np.ndarray and out.dtype.isnative and out.flags.aligned
-                and not _self_overlaps(<cnp.ndarray>out)):
+        if not _writes_directly(out):
             return reference(x, out=out)
     X = _plain(x)
     r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
