@@ -553,15 +553,33 @@ def bitwise_not(x, /, *, out=None):
     return _unary_slow(FB_OP_NOT, BITWISE_NOT, x, out, _ops_py.bitwise_not)
 
 
+# The loop of each spelling of ``direction`` seen: ONNX's two, and those spec.check_direction
+# accepted since (any case, spaces around), up to a bound.  A literal "LEFT" or "RIGHT" is the
+# interned object itself: an identity test finds it first.
+cdef str _LEFT = "LEFT"
+cdef str _RIGHT = "RIGHT"
+cdef dict _SHIFT_OPS = {_LEFT: FB_OP_SHL, _RIGHT: FB_OP_SHR}
+
+
+cdef int _shift_op(object direction) except -1:
+    if direction is _LEFT:
+        return FB_OP_SHL
+    if direction is _RIGHT:
+        return FB_OP_SHR
+    found = _SHIFT_OPS.get(direction) if type(direction) is str else None
+    if found is None:
+        found = _SHIFT_OPS[spec.check_direction(direction)]
+        if type(direction) is str and len(_SHIFT_OPS) < 64:
+            _SHIFT_OPS[direction] = found
+    return <int>found
+
+
 def bitshift(x, y, direction, /, *, out=None):
-    cdef int op
-    if type(direction) is not str or (direction != "LEFT" and direction != "RIGHT"):
-        direction = spec.check_direction(direction)
-    op = FB_OP_SHL if direction == "LEFT" else FB_OP_SHR
+    cdef int op = _shift_op(direction)
     r = _binary_fast(op, BITSHIFT, x, y, out)
     if r is not None:
         return r
-    return _binary_slow(op, BITSHIFT, x, y, out, _bitshift_reference(direction))
+    return _binary_slow(op, BITSHIFT, x, y, out, _bitshift_reference("LEFT" if op == FB_OP_SHL else "RIGHT"))
 
 
 cdef object _bitshift_reference(str direction):

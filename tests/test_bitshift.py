@@ -49,6 +49,15 @@ def test_wider_types_sampled(ops, dtype, direction):
     result = ops.bitshift(x[:, None], y[None, :], direction)
     assert result.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(result, bitshift_reference(x[:, None], y[None, :], direction))
+    # the same pairs elementwise (both operands contiguous), into a fresh result and in place
+    xs, ys = (np.ascontiguousarray(v).ravel() for v in np.broadcast_arrays(x[:, None], y[None, :]))
+    expected = bitshift_reference(xs, ys, direction)
+    np.testing.assert_array_equal(ops.bitshift(xs, ys, direction), expected)
+    into_x, into_y = xs.copy(), ys.copy()
+    assert ops.bitshift(into_x, ys, direction, out=into_x) is into_x
+    assert ops.bitshift(xs, into_y, direction, out=into_y) is into_y
+    np.testing.assert_array_equal(into_x, expected)
+    np.testing.assert_array_equal(into_y, expected)
     # random amounts, mostly in range, elementwise
     x = random_ints(500, dtype, 1)
     y = shift_amounts(500, dtype, 2)

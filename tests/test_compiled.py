@@ -447,6 +447,34 @@ def test_large_arrays(op, n, threads):
     assert np.array_equal(in_place, run_op(P, op, *(a, b)[: 1 if op == "bitwise_not" else 2]))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.int64])
+@pytest.mark.parametrize("op", BINARY_OPS + ["bitwise_not"])
+def test_streamed_rows_every_width(op, dtype, threads):
+    """A result past 8 MiB is written with streaming stores: the fused AND/OR/XOR/NOT loops and
+    the shifts' chunked ones, at every width, with both inputs arrays or one a repeated value,
+    into an output on a 16-byte boundary and one element past it, of a length that leaves a head
+    and a tail.  They must give what the same operator gives in pieces small enough not to stream
+    (the loops the reference tests check)."""
+    C.set_num_threads(1)
+    itemsize = np.dtype(dtype).itemsize
+    n = (8 << 20) // itemsize + 4099  # heads, whole 64-byte steps, a tail that is not one
+    width = 8 * itemsize
+    x = random_ints(n, dtype, 1)
+    y = random_ints(n, dtype, 2)
+    if op.startswith("bitshift_"):
+        y = (y.view(f"u{itemsize}") % (width + 8)).astype(dtype)  # in range, and a few beyond
+    piece = (1 << 20) // itemsize
+    inputs = [(x,)] if op == "bitwise_not" else [(x, y), (x, y[7]), (x[3], y)]
+    for operands in inputs:
+        expected = np.concatenate([
+            run_op(C, op, *(o[i : i + piece] if o.ndim else o for o in operands)) for i in range(0, n, piece)
+        ])
+        for shift in (0, 1):
+            out = np.empty(n + 16, dtype)[shift : shift + n]
+            assert run_op(C, op, *operands, out=out) is out
+            assert_same_bits(out, expected, context=(op, len(operands[0].shape), shift))
+
+
 @pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
 @pytest.mark.parametrize("dtype", [np.uint32, np.int64])
 @pytest.mark.parametrize("n", [1, 2])

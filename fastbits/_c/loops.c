@@ -5,11 +5,13 @@
    that occur most (contiguous, one value repeated, in place, every second element, reversed)
    get loops whose strides the compiler knows, so that it vectorizes each, cloned for AVX-512F,
    AVX2 and the baseline where the platform allows (FB_CLONES); any other layout takes a plain
-   strided loop.  A large contiguous result is computed a chunk at a time into a buffer that
-   stays in L1 and written out with streaming stores, so that every operation streams alike. */
+   strided loop.  A large contiguous result is written with streaming stores (see STREAM_FUSED
+   and STREAM_CHUNKED below). */
 #include "loops.h"
 
 #include "bytes.h"
+
+#include <string.h>
 
 #define CHUNK_BYTES 4096 /* computed in L1, then streamed out */
 
@@ -113,20 +115,7 @@
         else if (kind == 1) NAME##_vs(o, a, *b, n);                                               \
         else NAME##_sv(o, *a, b, n);                                                              \
     }                                                                                             \
-    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind) {               \
-        FB_ALIGNED(64) T buffer[CHUNK_BYTES / sizeof(T)];                                         \
-        const fb_ssize chunk = CHUNK_BYTES / (fb_ssize)sizeof(T);                                 \
-        const fb_ssize da = kind == 2 ? 0 : 1, db = kind == 1 ? 0 : 1;                            \
-        fb_ssize i = (fb_ssize)(((16 - ((uintptr_t)o & 15)) & 15) / sizeof(T));                   \
-        if (i > n) i = n;                                                                         \
-        NAME##_contiguous(o, a, b, i, kind); /* up to the first 16-byte boundary */               \
-        for (; i + chunk <= n; i += chunk) {                                                      \
-            NAME##_contiguous(buffer, a + i * da, b + i * db, chunk, kind);                       \
-            fb_stream_store((char *)(o + i), (const char *)buffer, CHUNK_BYTES);                  \
-        }                                                                                         \
-        NAME##_contiguous(o + i, a + i * da, b + i * db, n - i, kind);                            \
-        fb_stream_fence();                                                                        \
-    }                                                                                             \
+    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind);  /* below */ \
     static void NAME##_row(int stream, char *po, const char *pa, const char *pb, fb_ssize n,      \
                            fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
         const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
@@ -190,19 +179,7 @@
             o[i] = EXPR(T, S, W);                                                                 \
         }                                                                                         \
     }                                                                                             \
-    static void NAME##_stream(T *o, const T *a, fb_ssize n) {                                     \
-        FB_ALIGNED(64) T buffer[CHUNK_BYTES / sizeof(T)];                                         \
-        const fb_ssize chunk = CHUNK_BYTES / (fb_ssize)sizeof(T);                                 \
-        fb_ssize i = (fb_ssize)(((16 - ((uintptr_t)o & 15)) & 15) / sizeof(T));                   \
-        if (i > n) i = n;                                                                         \
-        NAME##_v(o, a, i);                                                                        \
-        for (; i + chunk <= n; i += chunk) {                                                      \
-            NAME##_v(buffer, a + i, chunk);                                                       \
-            fb_stream_store((char *)(o + i), (const char *)buffer, CHUNK_BYTES);                  \
-        }                                                                                         \
-        NAME##_v(o + i, a + i, n - i);                                                            \
-        fb_stream_fence();                                                                        \
-    }                                                                                             \
+    static void NAME##_stream(T *o, const T *a, fb_ssize n); /* below */                     \
     static void NAME##_row(int stream, char *po, const char *pa, const char *pb, fb_ssize n,      \
                            fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
         const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
@@ -244,6 +221,189 @@ DEFINE_WIDTHS(DEFINE_BINARY, shr, EXPR_SHR)
 DEFINE_WIDTHS(DEFINE_BINARY, sar, EXPR_SAR)
 DEFINE_WIDTHS(DEFINE_UNARY, not, EXPR_NOT)
 
+/* Streaming stores for a large contiguous result (NAME##_stream, kind as NAME##_contiguous).
+
+   AND, OR, XOR and NOT are the same on 16-byte vectors at every width: their results go from
+   registers straight to memory, 64 bytes a step (STREAM_FUSED), with no other traffic than the
+   inputs' reads and the output's writes.  The shifts are computed a chunk at a time into an L1
+   buffer by their vectorized loops and streamed out from there (STREAM_CHUNKED). */
+/* Elements up to o's first 16-byte boundary (o is element-aligned), at most n. */
+#define HEAD_ELEMS(T, o, n)                                                                       \
+    ((fb_ssize)(((16 - ((uintptr_t)(o)&15)) & 15) / sizeof(T)) < (n)                             \
+         ? (fb_ssize)(((16 - ((uintptr_t)(o)&15)) & 15) / sizeof(T))                              \
+         : (n))
+
+#if FB_STREAM
+#include <emmintrin.h>
+
+#define LOADU(p) _mm_loadu_si128((const __m128i *)(p))
+#define VEC_AND(x, y) _mm_and_si128(x, y)
+#define VEC_OR(x, y) _mm_or_si128(x, y)
+#define VEC_XOR(x, y) _mm_xor_si128(x, y)
+
+/* o = a VEC b over nbytes (a multiple of 64) into 16-byte aligned o, four vectors a step, each
+   loaded and stored once; kind 1: b is one 16-byte vector repeated, kind 2: a is (its offset
+   masked to 0). */
+#define DEFINE_FUSED_BYTES(OP, VEC)                                                               \
+    static void OP##_stream_bytes(char *o, const char *a, const char *b, fb_ssize nbytes,         \
+                                  int kind) {                                                     \
+        const fb_ssize ma = kind == 2 ? 0 : -1, mb = kind == 1 ? 0 : -1;                          \
+        fb_ssize i, j;                                                                            \
+        for (i = 0; i < nbytes; i += 64) {                                                        \
+            __m128i x[4];                                                                         \
+            for (j = 0; j < 4; j++)                                                               \
+                x[j] = VEC(LOADU(a + ((i + 16 * j) & ma)), LOADU(b + ((i + 16 * j) & mb)));       \
+            for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + 16 * j), x[j]);          \
+        }                                                                                         \
+    }
+
+DEFINE_FUSED_BYTES(and, VEC_AND)
+DEFINE_FUSED_BYTES(or, VEC_OR)
+DEFINE_FUSED_BYTES(xor, VEC_XOR)
+
+#define STREAM_FUSED(NAME, T, S, W, OP)                                                           \
+    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind) {               \
+        const fb_ssize da = kind == 2 ? 0 : 1, db = kind == 1 ? 0 : 1;                            \
+        const fb_ssize per_step = 64 / (fb_ssize)sizeof(T);                                       \
+        FB_ALIGNED(16) T repeated[16 / sizeof(T)];                                                \
+        fb_ssize i = HEAD_ELEMS(T, o, n), k, body;                                                \
+        NAME##_contiguous(o, a, b, i, kind);                                                      \
+        body = (n - i) / per_step * per_step;                                                     \
+        if (kind != 0)                                                                            \
+            for (k = 0; k < (fb_ssize)(16 / sizeof(T)); k++) repeated[k] = kind == 1 ? *b : *a;   \
+        OP##_stream_bytes((char *)(o + i), kind == 2 ? (const char *)repeated : (const char *)(a + i), \
+                          kind == 1 ? (const char *)repeated : (const char *)(b + i),             \
+                          body * (fb_ssize)sizeof(T), kind);                                      \
+        i += body;                                                                                \
+        NAME##_contiguous(o + i, a + i * da, b + i * db, n - i, kind);                            \
+        fb_stream_fence();                                                                        \
+    }
+
+/* NOT is XOR with all ones. */
+#define STREAM_FUSED_NOT(NAME, T, S, W, EXPR)                                                     \
+    static void NAME##_stream(T *o, const T *a, fb_ssize n) {                                     \
+        static const uint8_t ones[16] = {255, 255, 255, 255, 255, 255, 255, 255,                  \
+                                         255, 255, 255, 255, 255, 255, 255, 255};                 \
+        const fb_ssize per_step = 64 / (fb_ssize)sizeof(T);                                       \
+        fb_ssize i = HEAD_ELEMS(T, o, n), body;                                                   \
+        NAME##_v(o, a, i);                                                                        \
+        body = (n - i) / per_step * per_step;                                                     \
+        xor_stream_bytes((char *)(o + i), (const char *)(a + i), (const char *)ones,              \
+                         body * (fb_ssize)sizeof(T), 1);                                          \
+        i += body;                                                                                \
+        NAME##_v(o + i, a + i, n - i);                                                            \
+        fb_stream_fence();                                                                        \
+    }
+#else
+#define STREAM_FUSED(NAME, T, S, W, OP) STREAM_CHUNKED(NAME, T, S, W, OP)
+#define STREAM_FUSED_NOT(NAME, T, S, W, EXPR)                                                     \
+    static void NAME##_stream(T *o, const T *a, fb_ssize n) { NAME##_v(o, a, n); }
+#endif
+
+/* The whole chunks of CHUNK_BYTES, then the rest through the same buffer: its whole 64-byte
+   lines streamed, the last bytes stored. */
+#define STREAM_CHUNKED(NAME, T, S, W, OP)                                                         \
+    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind) {               \
+        FB_ALIGNED(64) T buffer[CHUNK_BYTES / sizeof(T)];                                         \
+        const fb_ssize chunk = CHUNK_BYTES / (fb_ssize)sizeof(T);                                 \
+        const fb_ssize da = kind == 2 ? 0 : 1, db = kind == 1 ? 0 : 1;                            \
+        fb_ssize i = HEAD_ELEMS(T, o, n), rest, lines;                                            \
+        NAME##_contiguous(o, a, b, i, kind);                                                      \
+        for (; i < n; i += chunk) {                                                               \
+            rest = n - i < chunk ? n - i : chunk;                                                 \
+            NAME##_contiguous(buffer, a + i * da, b + i * db, rest, kind);                        \
+            lines = rest * (fb_ssize)sizeof(T) & ~(fb_ssize)63;                                   \
+            fb_stream_store((char *)(o + i), (const char *)buffer, lines);                        \
+            memcpy((char *)(o + i) + lines, (const char *)buffer + lines,                         \
+                   (size_t)(rest * (fb_ssize)sizeof(T) - lines));                                 \
+        }                                                                                         \
+        fb_stream_fence();                                                                        \
+    }
+
+DEFINE_WIDTHS(STREAM_FUSED, and, and)
+DEFINE_WIDTHS(STREAM_FUSED, or, or)
+DEFINE_WIDTHS(STREAM_FUSED, xor, xor)
+DEFINE_WIDTHS(STREAM_CHUNKED, shl, _)
+DEFINE_WIDTHS(STREAM_CHUNKED, shr, _)
+DEFINE_WIDTHS(STREAM_CHUNKED, sar, _)
+DEFINE_WIDTHS(STREAM_FUSED_NOT, not, _)
+
+/* AVX2's variable shifts read each amount as unsigned and give BitShift-28's result for any of
+   them: vpsllv and vpsrlv 0 past the width, vpsrav the sign.  So one instruction shifts a vector,
+   where the portable loops above (whose C must not shift by the width or more) cost a compare
+   and a blend more; GCC cannot know that the instruction already gives the wanted result.
+   AVX2 shifts 32- and 64-bit elements by vectors of amounts, but not 8- or 16-bit ones, and has
+   no 64-bit arithmetic shift: x >> y for x < 0 is ~(~x >>> y), which a large y turns into -1. */
+#if FB_HAVE_CLONES
+#include <immintrin.h>
+#define FB_AVX2 __attribute__((target("avx2")))
+
+#define LOAD256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define SHL32(x, y) _mm256_sllv_epi32(x, y)
+#define SHR32(x, y) _mm256_srlv_epi32(x, y)
+#define SAR32(x, y) _mm256_srav_epi32(x, y)
+#define SHL64(x, y) _mm256_sllv_epi64(x, y)
+#define SHR64(x, y) _mm256_srlv_epi64(x, y)
+#define SAR64(x, y) arithmetic_shift64(x, y)
+#define SET32(v) _mm256_set1_epi32((int)(v))
+#define SET64(v) _mm256_set1_epi64x((long long)(v))
+
+FB_AVX2 static inline __m256i arithmetic_shift64(__m256i x, __m256i y) {
+    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x); /* all ones where x < 0 */
+    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, sign), y), sign);
+}
+
+/* o[i] = a[i] SHIFT b[i] (a_repeated: a[0] SHIFT b[i]) for the whole vectors of the n elements;
+   returns how many elements it did. */
+#define DEFINE_SHIFT_AVX2(NAME, T, SHIFT, SET)                                                    \
+    FB_AVX2 static fb_ssize NAME##_avx2(char *po, const char *pa, const char *pb, fb_ssize n,     \
+                                        int a_repeated) {                                         \
+        const fb_ssize per = 32 / (fb_ssize)sizeof(T);                                            \
+        T *o = (T *)po;                                                                           \
+        const T *a = (const T *)pa, *b = (const T *)pb;                                           \
+        fb_ssize i = 0;                                                                           \
+        if (a_repeated) {                                                                         \
+            const __m256i x = SET(*a);                                                            \
+            for (; i + per <= n; i += per)                                                        \
+                _mm256_storeu_si256((__m256i *)(o + i), SHIFT(x, LOAD256(b + i)));                \
+        } else {                                                                                  \
+            for (; i + per <= n; i += per)                                                        \
+                _mm256_storeu_si256((__m256i *)(o + i), SHIFT(LOAD256(a + i), LOAD256(b + i)));  \
+        }                                                                                         \
+        return i;                                                                                 \
+    }
+
+DEFINE_SHIFT_AVX2(shl32, uint32_t, SHL32, SET32)
+DEFINE_SHIFT_AVX2(shr32, uint32_t, SHR32, SET32)
+DEFINE_SHIFT_AVX2(sar32, uint32_t, SAR32, SET32)
+DEFINE_SHIFT_AVX2(shl64, uint64_t, SHL64, SET64)
+DEFINE_SHIFT_AVX2(shr64, uint64_t, SHR64, SET64)
+DEFINE_SHIFT_AVX2(sar64, uint64_t, SAR64, SET64)
+
+typedef fb_ssize (*shift_fn)(char *o, const char *a, const char *b, fb_ssize n, int a_repeated);
+
+/* [op - FB_OP_SHL][width 4, 8] */
+static const shift_fn shifts_avx2[3][2] = {
+    {shl32_avx2, shl64_avx2}, {shr32_avx2, shr64_avx2}, {sar32_avx2, sar64_avx2}};
+
+/* The elements of a row the AVX2 shifts did (0 where they do not apply): a contiguous output,
+   amounts, and shifted values contiguous or one value, in cache (a streamed result takes the
+   streaming loops). */
+static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
+                               fb_ssize so, fb_ssize sa, fb_ssize sb) {
+    if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || k->width < 4 || k->stream || so != k->width
+        || sb != so || (sa != so && sa != 0) || !__builtin_cpu_supports("avx2"))
+        return 0;
+    return shifts_avx2[k->op - FB_OP_SHL][k->width == 8](o, a, b, n, sa == 0);
+}
+#else
+static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
+                               fb_ssize so, fb_ssize sa, fb_ssize sb) {
+    (void)k, (void)o, (void)a, (void)b, (void)n, (void)so, (void)sa, (void)sb;
+    return 0;
+}
+#endif
+
 typedef void (*row_fn)(int stream, char *o, const char *a, const char *b, fb_ssize n,
                        fb_ssize so, fb_ssize sa, fb_ssize sb);
 
@@ -279,30 +439,22 @@ void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize 
         else fb_copy_row(o, so, a, sa, n, k->width, k->swap, k->mask);
         return;
     }
-    rows[k->op][width_index(k->width)](k->stream, o, a, b, n, so, sa, sb);
+    const fb_ssize done = shift_row_avx2(k, o, a, b, n, so, sa, sb);
+    if (done < n)
+        rows[k->op][width_index(k->width)](k->stream, o + done * so, a + done * sa, b + done * sb,
+                                           n - done, so, sa, sb);
 }
 
+void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
 #if FB_STREAM
-#include <emmintrin.h>
-void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
-    fb_ssize i = (fb_ssize)((16 - ((uintptr_t)o & 15)) & 15);
-    if (i > nbytes) i = nbytes;
+    fb_ssize i = HEAD_ELEMS(uint8_t, o, nbytes), body;
     xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, i);
-    for (; i + 64 <= nbytes; i += 64) {
-        __m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i)), _mm_loadu_si128((const __m128i *)(b + i)));
-        __m128i x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 16)), _mm_loadu_si128((const __m128i *)(b + i + 16)));
-        __m128i x2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 32)), _mm_loadu_si128((const __m128i *)(b + i + 32)));
-        __m128i x3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i + 48)), _mm_loadu_si128((const __m128i *)(b + i + 48)));
-        _mm_stream_si128((__m128i *)(o + i), x0);
-        _mm_stream_si128((__m128i *)(o + i + 16), x1);
-        _mm_stream_si128((__m128i *)(o + i + 32), x2);
-        _mm_stream_si128((__m128i *)(o + i + 48), x3);
-    }
-    _mm_sfence();
+    body = (nbytes - i) & ~(fb_ssize)63;
+    xor_stream_bytes(o + i, a + i, b + i, body, 0);
+    i += body;
     xor8_vv((uint8_t *)(o + i), (const uint8_t *)(a + i), (const uint8_t *)(b + i), nbytes - i);
-}
+    fb_stream_fence();
 #else
-void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
     xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, nbytes);
-}
 #endif
+}
