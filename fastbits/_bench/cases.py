@@ -48,10 +48,20 @@ class Elementwise:
 
 
 def _bound(fn: Callable[..., Any], args: list[Any], out: Any) -> Callable[[], Any]:
+    """``fn(*args)`` or ``fn(*args, out=out)`` as a user writes it: the arguments spelt out, for a
+    call through ``*args`` and a keyword costs some 100 ns more (a tuple and a dict per call),
+    which would hide the difference between tiny calls."""
+    if len(args) == 1:
+        (x,) = args
+        return (lambda: fn(x)) if out is None else (lambda: fn(x, out=out))
+    if len(args) == 2:
+        x, y = args
+        return (lambda: fn(x, y)) if out is None else (lambda: fn(x, y, out=out))
+    if len(args) == 3:
+        x, y, z = args
+        return (lambda: fn(x, y, z)) if out is None else (lambda: fn(x, y, z, out=out))
     args = tuple(args)
-    if out is None:
-        return lambda: fn(*args)
-    return lambda: fn(*args, out=out)
+    return (lambda: fn(*args)) if out is None else (lambda: fn(*args, out=out))
 
 
 #: The elementwise operators by Case.op; their operands are ``a`` (and ``b``), their output ``out``.

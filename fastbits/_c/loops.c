@@ -237,29 +237,44 @@ DEFINE_WIDTHS(DEFINE_UNARY, not, EXPR_NOT)
 #include <emmintrin.h>
 
 #define LOADU(p) _mm_loadu_si128((const __m128i *)(p))
-#define VEC_AND(x, y) _mm_and_si128(x, y)
-#define VEC_OR(x, y) _mm_or_si128(x, y)
-#define VEC_XOR(x, y) _mm_xor_si128(x, y)
 
-/* o = a VEC b over nbytes (a multiple of 64) into 16-byte aligned o, four vectors a step, each
-   loaded and stored once; kind 1: b is one 16-byte vector repeated, kind 2: a is (its offset
-   masked to 0). */
-#define DEFINE_FUSED_BYTES(OP, VEC)                                                               \
-    static void OP##_stream_bytes(char *o, const char *a, const char *b, fb_ssize nbytes,         \
-                                  int kind) {                                                     \
-        const fb_ssize ma = kind == 2 ? 0 : -1, mb = kind == 1 ? 0 : -1;                          \
-        fb_ssize i, j;                                                                            \
-        for (i = 0; i < nbytes; i += 64) {                                                        \
-            __m128i x[4];                                                                         \
-            for (j = 0; j < 4; j++)                                                               \
-                x[j] = VEC(LOADU(a + ((i + 16 * j) & ma)), LOADU(b + ((i + 16 * j) & mb)));       \
-            for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + 16 * j), x[j]);          \
-        }                                                                                         \
+/* x OP y on 16-byte vectors, for the ops that are the same at every width. */
+static FB_ALWAYS_INLINE __m128i vector_op(int op, __m128i x, __m128i y) {
+    switch (op) {
+    case FB_OP_AND: return _mm_and_si128(x, y);
+    case FB_OP_OR: return _mm_or_si128(x, y);
+    default: return _mm_xor_si128(x, y); /* FB_OP_XOR; NOT is XOR with all ones */
+    }
+}
+
+/* o = a OP b over nbytes (a multiple of 64) into 16-byte aligned o, four vectors a step, each
+   loaded and stored once; kind 1: b is one 16-byte vector repeated, kind 2: a is.  Inlined with
+   constant op and kind: one plain loop each. */
+static FB_ALWAYS_INLINE void fused_lines(int op, int kind, char *o, const char *a, const char *b,
+                                         fb_ssize nbytes) {
+    const __m128i va = kind == 2 ? LOADU(a) : _mm_setzero_si128();
+    const __m128i vb = kind == 1 ? LOADU(b) : _mm_setzero_si128();
+    fb_ssize i;
+    int j;
+    for (i = 0; i < nbytes; i += 64) {
+        __m128i r[4];
+        for (j = 0; j < 4; j++)
+            r[j] = vector_op(op, kind == 2 ? va : LOADU(a + i + 16 * j), kind == 1 ? vb : LOADU(b + i + 16 * j));
+        for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + 16 * j), r[j]);
+    }
+}
+
+#define DEFINE_FUSED_BYTES(NAME, OP)                                                              \
+    static void NAME##_stream_bytes(char *o, const char *a, const char *b, fb_ssize nbytes,       \
+                                    int kind) {                                                   \
+        if (kind == 0) fused_lines(OP, 0, o, a, b, nbytes);                                       \
+        else if (kind == 1) fused_lines(OP, 1, o, a, b, nbytes);                                  \
+        else fused_lines(OP, 2, o, a, b, nbytes);                                                 \
     }
 
-DEFINE_FUSED_BYTES(and, VEC_AND)
-DEFINE_FUSED_BYTES(or, VEC_OR)
-DEFINE_FUSED_BYTES(xor, VEC_XOR)
+DEFINE_FUSED_BYTES(and, FB_OP_AND)
+DEFINE_FUSED_BYTES(or, FB_OP_OR)
+DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
 
 #define STREAM_FUSED(NAME, T, S, W, OP)                                                           \
     static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind) {               \
