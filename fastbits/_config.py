@@ -26,7 +26,7 @@ __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "se
 
 
 #: The settings' names, as get_config reports them and set_config takes them.
-_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold")
+_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "stream_threshold")
 
 
 def get_config() -> dict[str, Any]:
@@ -40,6 +40,8 @@ def get_config() -> dict[str, Any]:
         streaming loop shares its work with the thread team (loops that transpose or gather
         do from an eighth of it).  ``output_pool``: whether large fresh results come from the
         output pool.  ``pool_threshold``: the size in bytes from which they do.
+        ``stream_threshold``: the bytes a call moves (inputs read and result written) from
+        which it writes its result with streaming stores, around the cache.
     """
     return _runtime.current_config()
 
@@ -58,6 +60,7 @@ def set_config(
     parallel_threshold: int | None = None,
     output_pool: bool | None = None,
     pool_threshold: int | None = None,
+    stream_threshold: int | None = None,
     **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
@@ -78,6 +81,12 @@ def set_config(
         False also gives its idle memory back.
     pool_threshold : int, optional
         Fresh results from this many bytes come from the pool (default 32 MiB).
+    stream_threshold : int, optional
+        A call that moves this many bytes or more (the inputs it reads and the result it
+        writes) writes its result with streaming stores, around the cache, which saves reading
+        the output's lines first and leaves the cache to other data (default: the size of the
+        last-level cache, from Linux's sysfs, else 8 MiB).  0 streams every large enough
+        contiguous run; the pure path keeps the value and ignores it.
 
     Raises
     ------
@@ -98,6 +107,8 @@ def set_config(
         parallel_threshold = _size("parallel_threshold", parallel_threshold)
     if pool_threshold is not None:
         pool_threshold = _size("pool_threshold", pool_threshold)
+    if stream_threshold is not None:
+        stream_threshold = _size("stream_threshold", stream_threshold)
     if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
         raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
     _runtime.configure(
@@ -105,6 +116,7 @@ def set_config(
         parallel_threshold=parallel_threshold,
         output_pool=None if output_pool is None else bool(output_pool),
         pool_threshold=pool_threshold,
+        stream_threshold=stream_threshold,
     )
 
 

@@ -1,9 +1,12 @@
-"""How many threads fastbits uses by default: what the environment and the machine allow.
+"""The defaults the machine and the environment decide: threads, and the cache size.
 
-In order: ``FASTBITS_NUM_THREADS``; else ``OMP_NUM_THREADS`` (its first value), which
+Threads, in order: ``FASTBITS_NUM_THREADS``; else ``OMP_NUM_THREADS`` (its first value), which
 joblib/loky set in their workers to keep nested parallelism in check; else the CPUs this
 process may run on (its affinity mask), capped by the CPU quota of its cgroup (a container
 allowed 2 CPUs of a 64-CPU host gets 2).
+
+The streaming threshold: a call that moves more bytes than the last-level cache holds writes
+its result around the cache (streaming stores), since it could not stay there anyway.
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ import math
 import os
 import warnings
 
-__all__ = ["available_cpus", "cgroup_cpu_limit", "default_num_threads"]
+__all__ = [
+    "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_stream_threshold",
+    "last_level_cache_bytes",
+]
+
+#: The streaming threshold where the system does not say how large its caches are.
+FALLBACK_CACHE_BYTES = 8 << 20
 
 
 def _read(path: str) -> str | None:
@@ -118,3 +127,36 @@ def default_num_threads() -> int:
         if count is not None:
             return count
     return available_cpus()
+
+
+def _cache_size(text: str | None) -> int | None:
+    """Bytes of a sysfs cache ``size`` ("32K", "8192K", "1M" or a plain number)."""
+    text = (text or "").strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    return int(digits) * scale if digits.isdigit() and int(digits) > 0 else None
+
+
+def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
+    """The size of CPU 0's largest data or unified cache (its last level) from Linux's sysfs;
+    None where the system does not say (other systems, or a sysfs without cache entries)."""
+    try:
+        entries = sorted(os.listdir(root))
+    except OSError:
+        return None
+    sizes = []
+    for entry in entries:
+        if not entry.startswith("index"):
+            continue
+        kind = (_read(os.path.join(root, entry, "type")) or "").strip()
+        if kind in ("Data", "Unified"):
+            size = _cache_size(_read(os.path.join(root, entry, "size")))
+            if size is not None:
+                sizes.append(size)
+    return max(sizes) if sizes else None
+
+
+def default_stream_threshold() -> int:
+    """Bytes a call moves (inputs read and result written) from which the result is written
+    with streaming stores: the last-level cache size, else :data:`FALLBACK_CACHE_BYTES`."""
+    return last_level_cache_bytes() or FALLBACK_CACHE_BYTES

@@ -23,7 +23,7 @@ from libc.string cimport memcpy
 from ._clib cimport (
     FB_OP_COPY, fb_copy_row, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row, fb_stream_probe,
 )
-from ._runtime cimport call_threads, parallel_threshold, run_pieces
+from ._runtime cimport call_threads, parallel_threshold, run_pieces, stream_threshold
 
 
 cdef enum:
@@ -44,8 +44,6 @@ cdef enum:
     BLOCK_MIN_BYTES = 1048576  # ... in a result this large: a smaller one stays in cache anyway
     MAX_THREADS = 256    # threads one call may use (fastbits/_c/team.h: FB_MAX_THREADS)
 
-# Results at least this large use streaming stores (beyond a typical last-level cache).
-cdef Py_ssize_t STREAM_BYTES = 1 << 23
 # Output bytes per piece of parallel work.
 cdef Py_ssize_t PIECE_BYTES = 1 << 18
 # Results below this run on the calling thread without releasing the GIL.
@@ -260,6 +258,21 @@ cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
     return True
 
 
+cdef Py_ssize_t _bytes_moved(const Plan* pl) noexcept nogil:
+    """The bytes a plan reads and writes: the result, and each input's distinct elements (a
+    broadcast input is read once per element it holds)."""
+    cdef Py_ssize_t moved = pl.total * pl.kernel.width
+    cdef Py_ssize_t held
+    cdef int k, d
+    for k in range(1, 2 if fb_op_unary(pl.kernel.op) else 3):
+        held = pl.kernel.width
+        for d in range(pl.nd):
+            if pl.s[k][d] != 0:
+                held *= pl.n[d]
+        moved += held
+    return moved
+
+
 cdef void _coalesce(Plan* pl) noexcept nogil:
     """Drop size-1 axes, turn all-backwards axes around, order by out's strides, merge."""
     cdef int nd = 0, d, k, e, w
@@ -373,7 +386,7 @@ cdef int run(Plan* pl) except -1:
     for d in range(nd):
         total *= pl.n[d]
     pl.total = total
-    pl.kernel.stream = total * pl.kernel.width >= STREAM_BYTES
+    pl.kernel.stream = _bytes_moved(pl) >= stream_threshold()
     pl.tile = NULL
     pl.scratch = NULL
     if total == 0:

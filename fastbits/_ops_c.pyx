@@ -71,9 +71,10 @@ cdef PyObject* DESCR[NUM_CODES]               # native numpy dtype per code (ref
 cdef int SWAP_UNIT[NUM_BUILTIN]               # byte-swap unit for builtin dtype nums (0: cannot)
 
 _DESCRS = {}
-_DataType = spec.DataType
-_TO_KINDS = (type, np.dtype)
-_TO_CACHE = {}        # resolved BitCast 'to' values (str, type, dtype) -> code
+# C-level names (a module global costs a dictionary lookup at each use)
+cdef object _DataType = spec.DataType
+cdef tuple _TO_KINDS = (type, np.dtype)
+cdef dict _TO_CACHE = {}   # resolved BitCast 'to' values (str, type, dtype) -> code
 cdef Py_ssize_t TO_CACHE_MAX = 256
 # Same-shape contiguous calls below this many output bytes take one row, with no planning.
 cdef Py_ssize_t SMALL_BYTES = 1 << 18

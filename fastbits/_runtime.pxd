@@ -11,8 +11,11 @@ cdef int call_threads() noexcept nogil
 # (fastbits/_c/team.h: fb_team_run).
 cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
 
-# Output bytes from which streaming loops use the team (transposes and gathers: a 16th of it).
+# Output bytes from which streaming loops use the team (transposes and gathers: an 8th of it).
 cdef Py_ssize_t parallel_threshold() noexcept nogil
+
+# Bytes moved (inputs read, result written) from which a result is written with streaming stores.
+cdef Py_ssize_t stream_threshold() noexcept nogil
 
 # A new C-contiguous array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, from the
 # output pool when it is on and the array is large.  One that cannot be allocated raises

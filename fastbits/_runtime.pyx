@@ -70,6 +70,12 @@ fb_team_set_spin(0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "
 cdef Py_ssize_t _parallel_bytes = 768 << 10
 
 
+# A call that moves at least this many bytes (inputs read, result written) writes its result
+# with streaming stores, around the cache: the last-level cache's size (fastbits._cpus).  Below
+# it, the result may stay in cache for whatever reads it next.
+cdef Py_ssize_t _stream_bytes = _cpus.default_stream_threshold()
+
+
 cdef int call_threads() noexcept nogil:
     cdef int n = fb_threads_get()
     if not fb_team_available():
@@ -83,6 +89,10 @@ cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers)
 
 cdef Py_ssize_t parallel_threshold() noexcept nogil:
     return _parallel_bytes
+
+
+cdef Py_ssize_t stream_threshold() noexcept nogil:
+    return _stream_bytes
 
 
 def get_num_threads():
@@ -167,18 +177,22 @@ def current_config():
         "parallel_threshold": int(_parallel_bytes),
         "output_pool": bool(_pool_on),
         "pool_threshold": int(_pool_bytes),
+        "stream_threshold": int(_stream_bytes),
     }
 
 
-def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None):
+def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
+              stream_threshold=None):
     """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
-    global _parallel_bytes, _pool_bytes, _pool_on
+    global _parallel_bytes, _pool_bytes, _pool_on, _stream_bytes
     if num_threads is not None:
         set_num_threads(num_threads)
     if parallel_threshold is not None:
         _parallel_bytes = parallel_threshold
     if pool_threshold is not None:
         _pool_bytes = pool_threshold
+    if stream_threshold is not None:
+        _stream_bytes = stream_threshold
     if output_pool is not None:
         _pool_on = bool(output_pool) and fb_pool_available()
         if not _pool_on:

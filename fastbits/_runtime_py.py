@@ -8,12 +8,13 @@ reported) so that code written for the compiled path runs unchanged.
 
 from __future__ import annotations
 
-from . import spec
+from . import _cpus, spec
 
 __all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_num_threads"]
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
-_settings = {"parallel_threshold": 768 << 10, "pool_threshold": 1 << 25}
+_settings = {"parallel_threshold": 768 << 10, "pool_threshold": 1 << 25,
+             "stream_threshold": _cpus.default_stream_threshold()}
 
 
 def get_num_threads() -> int:
@@ -29,15 +30,19 @@ def set_num_threads(n: int) -> None:
 def current_config() -> dict:
     """The settings, as :func:`fastbits.get_config` reports them."""
     return {"num_threads": 1, "parallel_threshold": _settings["parallel_threshold"],
-            "output_pool": False, "pool_threshold": _settings["pool_threshold"]}
+            "output_pool": False, "pool_threshold": _settings["pool_threshold"],
+            "stream_threshold": _settings["stream_threshold"]}
 
 
-def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None) -> None:
+def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
+              stream_threshold=None) -> None:
     """Keep settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
     if parallel_threshold is not None:
         _settings["parallel_threshold"] = parallel_threshold
     if pool_threshold is not None:
         _settings["pool_threshold"] = pool_threshold
+    if stream_threshold is not None:
+        _settings["stream_threshold"] = stream_threshold
 
 
 def runtime_info() -> dict:

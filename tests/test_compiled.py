@@ -43,10 +43,11 @@ SETTINGS = settings(
 
 @pytest.fixture
 def threads():
-    """Restore the thread settings after a test changes them.  While the test
-    runs, threads start at any size, so that small generated arrays take the
-    parallel loops too."""
-    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0):
+    """Restore the thread and streaming settings after a test changes them.  While
+    the test runs, threads start at any size, so that small generated arrays take
+    the parallel loops too."""
+    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0,
+                                 stream_threshold=fastbits.get_config()["stream_threshold"]):
         yield
 
 
@@ -420,7 +421,7 @@ def test_bitshift_direction_errors_match_pure(x, y, direction):
 
 
 # --------------------------------------------------------------------------
-# large arrays: past 8 MiB of output the loops stream their stores, on every thread count
+# large arrays: with stream_threshold at 8 MiB the loops stream their stores, on every thread count
 
 LARGE = (1024, 2080)  # 8.1 MiB of uint32
 
@@ -429,6 +430,7 @@ LARGE = (1024, 2080)  # 8.1 MiB of uint32
 @pytest.mark.parametrize("n", [1, 2])
 def test_large_arrays(op, n, threads):
     C.set_num_threads(n)
+    fastbits.set_config(stream_threshold=8 << 20)  # streamed on any machine (threads restores it)
     rng = np.random.default_rng(n)
     a = rng.integers(0, 2**32, LARGE, dtype=np.uint32)
     b = rng.integers(0, 40, LARGE, dtype=np.uint32)  # amounts 32 to 39 are out of range
@@ -450,28 +452,27 @@ def test_large_arrays(op, n, threads):
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.int64])
 @pytest.mark.parametrize("op", BINARY_OPS + ["bitwise_not"])
 def test_streamed_rows_every_width(op, dtype, threads):
-    """A result past 8 MiB is written with streaming stores: the fused AND/OR/XOR/NOT loops and
-    the shifts' chunked ones, at every width, with both inputs arrays or one a repeated value,
-    into an output on a 16-byte boundary and one element past it, of a length that leaves a head
-    and a tail.  They must give what the same operator gives in pieces small enough not to stream
-    (the loops the reference tests check)."""
+    """Results written with streaming stores (stream_threshold=0): the fused AND/OR/XOR/NOT loops
+    and the shifts' chunked ones, at every width, with both inputs arrays or one a repeated
+    value, into an output on a 16-byte boundary and one element past it, of a length that
+    leaves a head and a tail.  They must give what the same call gives without streaming (the
+    loops the reference tests check)."""
     C.set_num_threads(1)
     itemsize = np.dtype(dtype).itemsize
-    n = (8 << 20) // itemsize + 4099  # heads, whole 64-byte steps, a tail that is not one
+    n = (1 << 20) // itemsize + 4099  # heads, whole 64-byte steps, a tail that is not one
     width = 8 * itemsize
     x = random_ints(n, dtype, 1)
     y = random_ints(n, dtype, 2)
     if op.startswith("bitshift_"):
         y = (y.view(f"u{itemsize}") % (width + 8)).astype(dtype)  # in range, and a few beyond
-    piece = (1 << 20) // itemsize
     inputs = [(x,)] if op == "bitwise_not" else [(x, y), (x, y[7]), (x[3], y)]
     for operands in inputs:
-        expected = np.concatenate([
-            run_op(C, op, *(o[i : i + piece] if o.ndim else o for o in operands)) for i in range(0, n, piece)
-        ])
+        with fastbits.config_context(stream_threshold=2**62):
+            expected = run_op(C, op, *operands)
         for shift in (0, 1):
             out = np.empty(n + 16, dtype)[shift : shift + n]
-            assert run_op(C, op, *operands, out=out) is out
+            with fastbits.config_context(stream_threshold=0):
+                assert run_op(C, op, *operands, out=out) is out
             assert_same_bits(out, expected, context=(op, len(operands[0].shape), shift))
 
 
@@ -481,6 +482,7 @@ def test_streamed_rows_every_width(op, dtype, threads):
 def test_large_shift_by_a_scalar(n, dtype, direction, threads):
     """A scalar amount, in range and out of it, as a Python int, a numpy scalar and a 0-d array."""
     C.set_num_threads(n)
+    fastbits.set_config(stream_threshold=8 << 20)  # streamed on any machine (threads restores it)
     x = random_ints((8 << 20) // np.dtype(dtype).itemsize + 5, dtype, n)  # just over 8 MiB, an odd length
     width = np.dtype(dtype).itemsize * 8
     for amount in (0, 5, width - 1, width, width + 7):

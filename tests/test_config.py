@@ -21,7 +21,7 @@ from fastbits import _config, _cpus, _runtime_py
 
 from conftest import COMPILED
 
-SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold")
+SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "stream_threshold")
 RUNTIME_KEYS = {
     "backend", "threads_available", "helper_threads", "helper_pieces", "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
@@ -78,6 +78,11 @@ def test_values_round_trip(config, ops):
     assert type(fastbits.get_config()["pool_threshold"]) is int
     fastbits.set_config(parallel_threshold=2**70)  # beyond any size: clamped, still an int
     assert fastbits.get_config()["parallel_threshold"] == 2**62
+    fastbits.set_config(stream_threshold=0)
+    assert fastbits.get_config()["stream_threshold"] == 0
+    fastbits.set_config(stream_threshold=np.uint32(1 << 20))
+    assert fastbits.get_config()["stream_threshold"] == 1 << 20
+    assert type(fastbits.get_config()["stream_threshold"]) is int
 
     threads = 3 if _threaded(config) else 1
     fastbits.set_config(num_threads=3)
@@ -144,6 +149,9 @@ BAD_VALUES = [
     ("pool_threshold", -1, fastbits.ArgumentValueError, "must be at least 0 bytes, not -1"),
     ("pool_threshold", np.float64(8.0), fastbits.ArgumentTypeError, "must be an int (bytes)"),
     ("pool_threshold", np.bool_(False), fastbits.ArgumentTypeError, "must be an int (bytes)"),
+    ("stream_threshold", -8, fastbits.ArgumentValueError, "must be at least 0 bytes, not -8"),
+    ("stream_threshold", 2.0, fastbits.ArgumentTypeError, "must be an int (bytes), not 2.0"),
+    ("stream_threshold", "8M", fastbits.ArgumentTypeError, "must be an int (bytes), not '8M'"),
     ("output_pool", 0, fastbits.ArgumentTypeError, "must be True or False, not 0"),
     ("output_pool", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
     ("output_pool", "2", fastbits.ArgumentTypeError, "must be True or False, not '2'"),
@@ -228,8 +236,9 @@ def test_pure_defaults_equal_compiled_defaults():
     import json
 
     compiled, pure = json.loads(_python(code).stdout)
-    for key in ("parallel_threshold", "pool_threshold"):
+    for key in ("parallel_threshold", "pool_threshold", "stream_threshold"):
         assert pure[key] == compiled[key], key
+    assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
     assert pure["num_threads"] == 1 and pure["output_pool"] is False
 
 
@@ -532,6 +541,46 @@ def test_cgroup_v1_cpu_directory(tmp_path):
 )
 def test_cgroup_without_a_usable_quota(tmp_path, listing, files):
     assert _cpus.cgroup_cpu_limit(**_tree(tmp_path, listing, files)) is None
+
+
+# --------------------------------------------------------------------------
+# the streaming threshold's default: the last-level cache, from sysfs
+
+
+def _caches(tmp_path, entries):
+    """A fake /sys/devices/system/cpu/cpu0/cache: entries of (type, size) as index0, 1, ..."""
+    root = tmp_path / "cache"
+    for i, (kind, size) in enumerate(entries):
+        (root / f"index{i}").mkdir(parents=True)
+        (root / f"index{i}" / "type").write_text(kind + "\n")
+        (root / f"index{i}" / "size").write_text(size + "\n")
+    return str(root)
+
+
+def test_last_level_cache_is_the_largest_data_or_unified_cache(tmp_path):
+    root = _caches(tmp_path, [("Data", "32K"), ("Instruction", "64M"), ("Unified", "512K"), ("Unified", "8192K")])
+    assert _cpus.last_level_cache_bytes(root) == 8 << 20  # the instruction cache does not count
+
+
+@pytest.mark.parametrize("size, expected", [("32M", 32 << 20), ("1G", 1 << 30), ("524288", 1 << 19), ("768K", 768 << 10)])
+def test_cache_size_units(tmp_path, size, expected):
+    assert _cpus.last_level_cache_bytes(_caches(tmp_path, [("Unified", size)])) == expected
+
+
+@pytest.mark.parametrize("entries", [[], [("Instruction", "32K")], [("Unified", "")], [("Unified", "lots")], [("Data", "0K")]])
+def test_no_cache_size_falls_back(tmp_path, entries, monkeypatch):
+    root = _caches(tmp_path, entries)
+    assert _cpus.last_level_cache_bytes(root) is None
+    assert _cpus.last_level_cache_bytes(str(tmp_path / "absent")) is None
+    monkeypatch.setattr(_cpus, "last_level_cache_bytes", lambda: None)
+    assert _cpus.default_stream_threshold() == _cpus.FALLBACK_CACHE_BYTES == 8 << 20
+
+
+def test_stream_threshold_default_is_the_machines_cache(config):
+    """In a fresh process (where no test has changed it) the setting is the cache size."""
+    code = "import fastbits, fastbits._cpus as c\nprint(fastbits.get_config()['stream_threshold'], c.default_stream_threshold())"
+    got, expected = map(int, _python(code).stdout.split())
+    assert got == expected == (_cpus.last_level_cache_bytes() or 8 << 20)
 
 
 def test_cgroup_without_proc_file(tmp_path):

@@ -79,7 +79,10 @@ def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
 def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
     name = "ort-1t" if threads == 1 else "ort"
     what = "1 intra-op thread" if threads == 1 else "its default intra-op threads"
-    description = (f"onnxruntime, CPU provider, {what}: InferenceSession.run; "
+    # Spinning off: onnxruntime's default keeps a core busy for about 50 ms after each run
+    # (measured on the README's machine), which took a core from whatever the interleaved
+    # repetitions ran next, fastbits' second thread included.
+    description = (f"onnxruntime, CPU provider, {what}, spinning off: InferenceSession.run; "
                    "I/O binding into the preallocated output for out= cases")
     try:
         ort = import_module("onnxruntime")
@@ -92,7 +95,7 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
     def session(model):
         key = id(model)
         if key not in sessions:
-            sessions[key] = _ort.make_session(model, threads)
+            sessions[key] = _ort.make_session(model, threads, spin=False)
         return sessions[key]
 
     def prepare(case, arrays):
