@@ -63,6 +63,9 @@ cdef extern from "_c/loops.h":
     int fb_op_supported(int op, int width) noexcept nogil
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
+    void fb_rows(const fb_kernel* k, Py_ssize_t count, char* o, Py_ssize_t o_step, const char* a,
+                 Py_ssize_t a_step, const char* b, Py_ssize_t b_step, Py_ssize_t n, Py_ssize_t so,
+                 Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
     void fb_stream_probe(char* o, const char* a, const char* b, Py_ssize_t nbytes) noexcept nogil
 
 
@@ -71,6 +74,8 @@ cdef extern from "_c/bytes.h":
                      Py_ssize_t itemsize, int swap, int mask) noexcept nogil
     void fb_map_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
                     const uint8_t* byte_map) noexcept nogil
+    void fb_gather_tile(char* dst, const char* src, Py_ssize_t rows, Py_ssize_t cols,
+                        Py_ssize_t row_stride, Py_ssize_t col_stride, Py_ssize_t width) noexcept nogil
     void fb_prefetch_tile(const char* p, Py_ssize_t line_stride, Py_ssize_t ncols,
                           Py_ssize_t col_stride, Py_ssize_t nbytes) noexcept nogil
 

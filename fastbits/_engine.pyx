@@ -21,7 +21,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._clib cimport (
-    FB_OP_COPY, fb_copy_row, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row, fb_stream_probe,
+    FB_OP_COPY, fb_copy_row, fb_gather_tile, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row,
+    fb_rows, fb_stream_probe,
 )
 from ._runtime cimport call_threads, parallel_threshold, run_pieces, stream_threshold
 
@@ -107,6 +108,7 @@ cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch
     cdef Py_ssize_t u, r, i, j, jb, j1, n0, n1, nblocks, i0, i1, inner, off, cnt, rn, rc, rows_per_chunk
     cdef char* q[3]
     cdef Py_ssize_t st[3]
+    cdef Py_ssize_t step[3]
     if u0 >= u1:
         return
     if pl.loop == LOOP_LINE:
@@ -146,19 +148,21 @@ cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch
                                          pl.s[k][nd - 1], (i1 - i0) * _abs(pl.s[k][nd - 2]))
                 for k in range(1, 3):
                     if pl.transposed[k]:
-                        for j in range(jb, j1):
-                            fb_copy_row(scratch + k * SLOT_BYTES + (j - jb) * width, (j1 - jb) * width,
-                                        pl.p[k] + c.off[k] + i0 * pl.s[k][nd - 2] + j * pl.s[k][nd - 1],
-                                        pl.s[k][nd - 2], i1 - i0, width, 0, 0)
-                for i in range(i0, i1):
-                    for k in range(3):
-                        if pl.transposed[k]:
-                            q[k] = scratch + k * SLOT_BYTES + (i - i0) * (j1 - jb) * width
-                            st[k] = width
-                        else:
-                            q[k] = pl.p[k] + c.off[k] + i * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1]
-                            st[k] = pl.s[k][nd - 1]
-                    fb_row(&pl.kernel, q[0], q[1], q[2], j1 - jb, st[0], st[1], st[2])
+                        fb_gather_tile(scratch + k * SLOT_BYTES,
+                                       pl.p[k] + c.off[k] + i0 * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1],
+                                       i1 - i0, j1 - jb, pl.s[k][nd - 2], pl.s[k][nd - 1], width)
+                # the tile's rows: a transposed input's from scratch, the others' in place
+                for k in range(3):
+                    if pl.transposed[k]:
+                        q[k] = scratch + k * SLOT_BYTES
+                        step[k] = (j1 - jb) * width
+                        st[k] = width
+                    else:
+                        q[k] = pl.p[k] + c.off[k] + i0 * pl.s[k][nd - 2] + jb * pl.s[k][nd - 1]
+                        step[k] = pl.s[k][nd - 2]
+                        st[k] = pl.s[k][nd - 1]
+                fb_rows(&pl.kernel, i1 - i0, q[0], step[0], q[1], step[1], q[2], step[2], j1 - jb,
+                        st[0], st[1], st[2])
                 jb = j1
     elif pl.loop == LOOP_REPEATED:
         # out and the other input are flat (C-contiguous over all axes)

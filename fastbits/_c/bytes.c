@@ -145,6 +145,26 @@ void fb_copy_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, f
     }
 }
 
+#define GATHER(BITS)                                                                              \
+    for (j = 0; j < cols; j++)                                                                    \
+        for (i = 0; i < rows; i++)                                                                \
+            MOVE_ONE(BITS, dst + (i * cols + j) * (BITS / 8), src + i * row_stride + j * col_stride)
+
+void fb_gather_tile(char *dst, const char *src, fb_ssize rows, fb_ssize cols, fb_ssize row_stride,
+                    fb_ssize col_stride, fb_ssize width) {
+    fb_ssize i, j;
+    switch (width) {
+    case 1: GATHER(8); return;
+    case 2: GATHER(16); return;
+    case 4: GATHER(32); return;
+    case 8: GATHER(64); return;
+    default:
+        for (j = 0; j < cols; j++)
+            for (i = 0; i < rows; i++)
+                memcpy(dst + (i * cols + j) * width, src + i * row_stride + j * col_stride, (size_t)width);
+    }
+}
+
 void fb_prefetch_tile(const char *p, fb_ssize line_stride, fb_ssize ncols, fb_ssize col_stride,
                       fb_ssize nbytes) {
     fb_ssize j, l;

@@ -447,17 +447,30 @@ int fb_op_supported(int op, int width) {
     return op >= 0 && op < FB_OP_COPY && width_index(width) >= 0;
 }
 
-void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
-            fb_ssize so, fb_ssize sa, fb_ssize sb) {
+static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
+                                     fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {
+    fb_ssize done;
     if (k->op == FB_OP_COPY) {
         if (k->byte_map) fb_map_row(o, so, a, sa, n, k->byte_map);
         else fb_copy_row(o, so, a, sa, n, k->width, k->swap, k->mask);
         return;
     }
-    const fb_ssize done = shift_row_avx2(k, o, a, b, n, so, sa, sb);
+    done = shift_row_avx2(k, o, a, b, n, so, sa, sb);
     if (done < n)
         rows[k->op][width_index(k->width)](k->stream, o + done * so, a + done * sa, b + done * sb,
                                            n - done, so, sa, sb);
+}
+
+void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
+            fb_ssize so, fb_ssize sa, fb_ssize sb) {
+    one_row(k, o, a, b, n, so, sa, sb);
+}
+
+void fb_rows(const fb_kernel *k, fb_ssize count, char *o, fb_ssize o_step, const char *a,
+             fb_ssize a_step, const char *b, fb_ssize b_step, fb_ssize n, fb_ssize so, fb_ssize sa,
+             fb_ssize sb) {
+    fb_ssize r;
+    for (r = 0; r < count; r++) one_row(k, o + r * o_step, a + r * a_step, b + r * b_step, n, so, sa, sb);
 }
 
 void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {

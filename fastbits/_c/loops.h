@@ -45,6 +45,12 @@ int fb_op_supported(int op, int width);
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
             fb_ssize so, fb_ssize sa, fb_ssize sb);
 
+/* fb_row over ``count`` rows, row r at o + r * o_step, a + r * a_step, b + r * b_step: one call
+   for the rows of a tile. */
+void fb_rows(const fb_kernel *k, fb_ssize count, char *o, fb_ssize o_step, const char *a,
+             fb_ssize a_step, const char *b, fb_ssize b_step, fb_ssize n, fb_ssize so, fb_ssize sa,
+             fb_ssize sb);
+
 /* The machine's limit for the loops' traffic, for the benchmark suite to compare them with:
    o = a ^ b over ``nbytes`` bytes (two streams read, one written) with streaming stores where
    the platform has them, and nothing else: no planning, no chunks, no checks. */
