@@ -388,28 +388,109 @@ FB_AVX2 static inline __m256i arithmetic_shift64(__m256i x, __m256i y) {
         return i;                                                                                 \
     }
 
+/* The same into a result streamed around the cache (kind as NAME##_contiguous: 0 both arrays,
+   1 one amount, 2 one value), on 16-byte vectors four to a 64-byte line as the fused loops
+   above: the head up to a 16-byte boundary and the tail by the portable loops.  One amount for
+   all shifts by a count register (vpsll/vpsrl/vpsra with an xmm count: 0, or the sign, past the
+   width too). */
+#define LOAD128(p) _mm_loadu_si128((const __m128i *)(p))
+#define SHL32V(x, y) _mm_sllv_epi32(x, y)
+#define SHR32V(x, y) _mm_srlv_epi32(x, y)
+#define SAR32V(x, y) _mm_srav_epi32(x, y)
+#define SHL64V(x, y) _mm_sllv_epi64(x, y)
+#define SHR64V(x, y) _mm_srlv_epi64(x, y)
+#define SAR64V(x, y) arithmetic_shift64_by(x, y, 0)
+#define SHL32C(x, c) _mm_sll_epi32(x, c)
+#define SHR32C(x, c) _mm_srl_epi32(x, c)
+#define SAR32C(x, c) _mm_sra_epi32(x, c)
+#define SHL64C(x, c) _mm_sll_epi64(x, c)
+#define SHR64C(x, c) _mm_srl_epi64(x, c)
+#define SAR64C(x, c) arithmetic_shift64_by(x, c, 1)
+#define SET32X(v) _mm_set1_epi32((int)(v))
+#define SET64X(v) _mm_set1_epi64x((long long)(v))
+
+/* x >> y, arithmetic, 64-bit lanes: by each lane of y, or (by_count) by y's low 64 bits. */
+FB_AVX2 static inline __m128i arithmetic_shift64_by(__m128i x, __m128i y, int by_count) {
+    const __m128i sign = _mm_cmpgt_epi64(_mm_setzero_si128(), x);
+    const __m128i flipped = _mm_xor_si128(x, sign);
+    return _mm_xor_si128(by_count ? _mm_srl_epi64(flipped, y) : _mm_srlv_epi64(flipped, y), sign);
+}
+
+#define DEFINE_SHIFT_AVX2_STREAM(NAME, T, VARIABLE, BY_COUNT, SET)                                \
+    FB_AVX2 static void NAME##_avx2_stream(char *po, const char *pa, const char *pb, fb_ssize n,  \
+                                           int kind) {                                            \
+        T *o = (T *)po;                                                                           \
+        const T *a = (const T *)pa, *b = (const T *)pb;                                           \
+        const fb_ssize per = 16 / (fb_ssize)sizeof(T);                                            \
+        const fb_ssize da = kind == 2 ? 0 : 1, db = kind == 1 ? 0 : 1;                            \
+        fb_ssize i = HEAD_ELEMS(T, o, n), j;                                                      \
+        __m128i r[4];                                                                             \
+        NAME##_contiguous(o, a, b, i, kind);                                                      \
+        if (kind == 0) {                                                                          \
+            for (; i + 4 * per <= n; i += 4 * per) {                                              \
+                for (j = 0; j < 4; j++) r[j] = VARIABLE(LOAD128(a + i + j * per), LOAD128(b + i + j * per)); \
+                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
+            }                                                                                     \
+        } else if (kind == 1) {                                                                   \
+            const __m128i count = _mm_cvtsi64_si128((long long)(uint64_t)*b);                     \
+            for (; i + 4 * per <= n; i += 4 * per) {                                              \
+                for (j = 0; j < 4; j++) r[j] = BY_COUNT(LOAD128(a + i + j * per), count);         \
+                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
+            }                                                                                     \
+        } else {                                                                                  \
+            const __m128i x = SET(*a);                                                            \
+            for (; i + 4 * per <= n; i += 4 * per) {                                              \
+                for (j = 0; j < 4; j++) r[j] = VARIABLE(x, LOAD128(b + i + j * per));             \
+                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
+            }                                                                                     \
+        }                                                                                         \
+        NAME##_contiguous(o + i, a + i * da, b + i * db, n - i, kind);                            \
+        _mm_sfence();                                                                             \
+    }
+
 DEFINE_SHIFT_AVX2(shl32, uint32_t, SHL32, SET32)
 DEFINE_SHIFT_AVX2(shr32, uint32_t, SHR32, SET32)
 DEFINE_SHIFT_AVX2(sar32, uint32_t, SAR32, SET32)
 DEFINE_SHIFT_AVX2(shl64, uint64_t, SHL64, SET64)
 DEFINE_SHIFT_AVX2(shr64, uint64_t, SHR64, SET64)
 DEFINE_SHIFT_AVX2(sar64, uint64_t, SAR64, SET64)
+DEFINE_SHIFT_AVX2_STREAM(shl32, uint32_t, SHL32V, SHL32C, SET32X)
+DEFINE_SHIFT_AVX2_STREAM(shr32, uint32_t, SHR32V, SHR32C, SET32X)
+DEFINE_SHIFT_AVX2_STREAM(sar32, uint32_t, SAR32V, SAR32C, SET32X)
+DEFINE_SHIFT_AVX2_STREAM(shl64, uint64_t, SHL64V, SHL64C, SET64X)
+DEFINE_SHIFT_AVX2_STREAM(shr64, uint64_t, SHR64V, SHR64C, SET64X)
+DEFINE_SHIFT_AVX2_STREAM(sar64, uint64_t, SAR64V, SAR64C, SET64X)
 
 typedef fb_ssize (*shift_fn)(char *o, const char *a, const char *b, fb_ssize n, int a_repeated);
+typedef void (*shift_stream_fn)(char *o, const char *a, const char *b, fb_ssize n, int kind);
 
 /* [op - FB_OP_SHL][width 4, 8] */
 static const shift_fn shifts_avx2[3][2] = {
     {shl32_avx2, shl64_avx2}, {shr32_avx2, shr64_avx2}, {sar32_avx2, sar64_avx2}};
+static const shift_stream_fn shifts_avx2_stream[3][2] = {
+    {shl32_avx2_stream, shl64_avx2_stream}, {shr32_avx2_stream, shr64_avx2_stream},
+    {sar32_avx2_stream, sar64_avx2_stream}};
 
 /* The elements of a row the AVX2 shifts did (0 where they do not apply): a contiguous output,
-   amounts, and shifted values contiguous or one value, in cache (a streamed result takes the
-   streaming loops). */
+   each input contiguous or one value.  A streamed result takes them whole; in cache, one amount
+   for all takes the portable loop (a shift by one count per vector: no compare there). */
 static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
                                fb_ssize so, fb_ssize sa, fb_ssize sb) {
-    if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || k->width < 4 || k->stream || so != k->width
-        || sb != so || (sa != so && sa != 0) || !__builtin_cpu_supports("avx2"))
+    const fb_ssize w = k->width;
+    int kind, op;
+    if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || w < 4 || so != w || !__builtin_cpu_supports("avx2"))
         return 0;
-    return shifts_avx2[k->op - FB_OP_SHL][k->width == 8](o, a, b, n, sa == 0);
+    if (sa == w && sb == w) kind = 0;
+    else if (sa == w && sb == 0) kind = 1;
+    else if (sa == 0 && sb == w) kind = 2;
+    else return 0;
+    op = k->op - FB_OP_SHL;
+    if (k->stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && o != a && o != b) {
+        shifts_avx2_stream[op][w == 8](o, a, b, n, kind);
+        return n;
+    }
+    if (kind == 1) return 0;
+    return shifts_avx2[op][w == 8](o, a, b, n, kind == 2);
 }
 #else
 static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
