@@ -265,8 +265,9 @@ static FB_ALWAYS_INLINE void fused_lines(int op, int kind, char *o, const char *
 }
 
 #define DEFINE_FUSED_BYTES(NAME, OP)                                                              \
-    static void NAME##_stream_bytes(char *o, const char *a, const char *b, fb_ssize nbytes,       \
-                                    int kind) {                                                   \
+    /* not inlined: the kernels and fb_stream_probe run this very code */                     \
+    FB_NOINLINE static void NAME##_stream_bytes(char *o, const char *a, const char *b,            \
+                                                fb_ssize nbytes, int kind) {                      \
         if (kind == 0) fused_lines(OP, 0, o, a, b, nbytes);                                       \
         else if (kind == 1) fused_lines(OP, 1, o, a, b, nbytes);                                  \
         else fused_lines(OP, 2, o, a, b, nbytes);                                                 \

@@ -53,14 +53,17 @@ typedef ptrdiff_t fb_ssize;
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FB_ALWAYS_INLINE inline __attribute__((always_inline))
+#define FB_NOINLINE __attribute__((noinline))
 #define FB_ALIGNED(n) __attribute__((aligned(n)))
 #define FB_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 0)
 #elif defined(_MSC_VER)
 #define FB_ALWAYS_INLINE __forceinline
+#define FB_NOINLINE __declspec(noinline)
 #define FB_ALIGNED(n) __declspec(align(n))
 #define FB_PREFETCH(p) ((void)(p))
 #else
 #define FB_ALWAYS_INLINE inline
+#define FB_NOINLINE
 #define FB_ALIGNED(n)
 #define FB_PREFETCH(p) ((void)(p))
 #endif
