@@ -52,8 +52,9 @@ void fb_rows(const fb_kernel *k, fb_ssize count, char *o, fb_ssize o_step, const
              fb_ssize sb);
 
 /* The machine's limit for the loops' traffic, for the benchmark suite to compare them with:
-   o = a ^ b over ``nbytes`` bytes (two streams read, one written) with streaming stores where
-   the platform has them, and nothing else: no planning, no chunks, no checks. */
+   o = a ^ b over ``nbytes`` bytes (two streams read, one written) by the kernels' own fused
+   streaming loop (the same function, not a copy of it), and nothing else: no planning, no
+   pieces, no checks. */
 void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes);
 
 #endif /* FASTBITS_LOOPS_H */
