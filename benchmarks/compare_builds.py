@@ -31,7 +31,11 @@ BATCH_SECONDS = 2e-3
 
 
 def cases():
-    """(label, call) of the kernels benchmark's cases, on the arrays it uses."""
+    """(label, call) of the kernels benchmark's cases, on the arrays it uses.
+
+    A copy of ``bench_kernels.cases``' BitwiseAnd and BitCast rows: that module imports
+    ``fastbits._bench``, which an old checkout does not have, so it cannot be imported here.
+    """
     import numpy as np
     from fastbits import _ops_c as fb
 

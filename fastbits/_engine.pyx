@@ -105,7 +105,7 @@ cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch
     cdef int nd = pl.nd
     cdef int width = pl.kernel.width
     cdef int ninputs, nouter, k, t
-    cdef Py_ssize_t u, r, i, j, jb, j1, n0, n1, nblocks, i0, i1, inner, off, cnt, rn, rc, rows_per_chunk
+    cdef Py_ssize_t u, r, jb, j1, n0, n1, nblocks, i0, i1, inner, off, cnt, rn, rc, rows_per_chunk
     cdef char* q[3]
     cdef Py_ssize_t st[3]
     cdef Py_ssize_t step[3]

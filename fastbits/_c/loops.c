@@ -26,6 +26,13 @@
 #define EXPR_SAR(T, S, W) ((T)((S)x >> (y < (W) ? y : (T)((W)-1))))
 #define EXPR_NOT(T, S, W) ((T)~x)
 
+/* A row of n elements of w bytes into o streams its stores when the whole result is large (the
+   kernel's stream flag), the row is at least two chunks long, and o is element-aligned: the
+   streaming loops go to a 16-byte boundary an element at a time. */
+static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w) {
+    return stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && ((uintptr_t)o % (uintptr_t)w) == 0;
+}
+
 /* Where the output is contiguous: da and db are the inputs' strides in elements, constants at
    each call below, so that each layout is vectorized on its own. */
 #define DEFINE_BINARY(NAME, T, S, W, EXPR)                                                        \
@@ -121,8 +128,8 @@
         const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
         T *o = (T *)po;                                                                           \
         const T *a = (const T *)pa, *b = (const T *)pb;                                           \
-        /* streaming stores need an element-aligned output that no input is */                   \
-        stream = stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && ((uintptr_t)o % w) == 0;      \
+        /* an output that is an input runs in place, never streamed */                           \
+        stream = row_streams(stream, o, n, w);                                                    \
         if (so == w) {                                                                            \
             if (sa == w) {                                                                        \
                 if (sb == w) {                                                                    \
@@ -188,7 +195,7 @@
         const T *a = (const T *)pa;                                                               \
         (void)pb;                                                                                 \
         (void)sb;                                                                                 \
-        stream = stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && ((uintptr_t)o % w) == 0;      \
+        stream = row_streams(stream, o, n, w);                                                    \
         if (so == w) {                                                                            \
             if (sa == w) {                                                                        \
                 if (o == a) NAME##_into(o, n);                                                    \
@@ -226,7 +233,10 @@ DEFINE_WIDTHS(DEFINE_UNARY, not, EXPR_NOT)
    AND, OR, XOR and NOT are the same on 16-byte vectors at every width: their results go from
    registers straight to memory, 64 bytes a step (STREAM_FUSED), with no other traffic than the
    inputs' reads and the output's writes.  The shifts are computed a chunk at a time into an L1
-   buffer by their vectorized loops and streamed out from there (STREAM_CHUNKED). */
+   buffer by their vectorized loops and streamed out from there (STREAM_CHUNKED), except those
+   of 32- and 64-bit elements where the CPU has AVX2, which stream from registers too
+   (shift_row_avx2 below). */
+
 /* Elements up to o's first 16-byte boundary (o is element-aligned), at most n. */
 #define HEAD_ELEMS(T, o, n)                                                                       \
     ((fb_ssize)(((16 - ((uintptr_t)(o)&15)) & 15) / sizeof(T)) < (n)                             \
@@ -486,7 +496,7 @@ static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const
     else if (sa == 0 && sb == w) kind = 2;
     else return 0;
     op = k->op - FB_OP_SHL;
-    if (k->stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && o != a && o != b) {
+    if (row_streams(k->stream, o, n, w) && o != a && o != b) {
         shifts_avx2_stream[op][w == 8](o, a, b, n, kind);
         return n;
     }
