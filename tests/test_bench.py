@@ -256,11 +256,52 @@ def test_against_ceiling_rule():
     against_ceiling(small, ceiling, threads)
     assert small["ceiling"] == "cache"
     assert all(r["percent_of_ceiling"] == pytest.approx(10.0) for r in small["results"].values() if "gbps" in r)
+    timed_with_it = record(8 << 20) | {"streaming_ceiling": {"gbps_1_thread": 5.0, "gbps_threads": 8.0, "threads": 2}}
+    against_ceiling(timed_with_it, ceiling, threads)   # the case's own ceiling, not the run's
+    assert timed_with_it["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(100.0)
+    assert timed_with_it["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(62.5)
+    assert timed_with_it["results"]["fastbits-c"]["ceiling_gbps"] == 8.0
     view = record(0)
     for r in view["results"].values():
         r.pop("gbps", None)
     against_ceiling(view, ceiling, threads)
     assert view["ceiling"] is None and not any("percent_of_ceiling" in r for r in view["results"].values())
+
+
+def test_out_of_cache_case_times_its_ceiling_with_it():
+    """A case moving >= 8 MiB times the streaming probe interleaved with its implementations, on
+    arrays of a third of its bytes (capped at the mode's ceiling arrays), and its rows are
+    measured against that; a smaller case has no ceiling of its own."""
+    import numpy as np
+
+    from fastbits._bench.cases import Case
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES, OUT_OF_CACHE_BYTES, against_ceiling, bandwidth_ceiling
+
+    mode = MODES["smoke"]
+    impls = [i for i in implementations(2) if i.name in ("numpy", "fastbits-c", "fastbits-c-1t", "fastbits-py")]
+
+    def case(n):
+        return Case("contiguous", f"and uint8 n={n}", "and",
+                    lambda rng: {"a": np.full(n, 0x5A, np.uint8), "b": np.full(n, 0x3C, np.uint8)}, "s")
+
+    big = run_case(case(OUT_OF_CACHE_BYTES // 3 + 1), impls, mode, np.random.default_rng(0), 2)
+    own = big["streaming_ceiling"]
+    assert own["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert own["array_bytes"] == min(big["bytes"] // 3, 8 * mode.ceiling_elems) // 64 * 64
+    assert own["threads"] == 2 and own["reps"] == mode.min_reps
+    assert own["gbps_1_thread"] > 0 and own["gbps_threads"] > 0
+    assert not {"ceiling", "ceiling-1t"} & set(big["results"])   # the probes are not implementations
+    against_ceiling(big, bandwidth_ceiling(mode, 2), {i.name: i.threads for i in impls})
+    numpy = big["results"]["numpy"]
+    assert numpy["ceiling_gbps"] == own["gbps_1_thread"]
+    assert numpy["percent_of_ceiling"] == pytest.approx(100 * numpy["gbps"] / own["gbps_1_thread"])
+    if fastbits.BACKEND == "cython":
+        assert big["results"]["fastbits-c"]["ceiling_gbps"] == own["gbps_threads"]
+    small = run_case(case(1000), impls, mode, np.random.default_rng(0), 2)
+    assert "streaming_ceiling" not in small
+    assert "streaming_ceiling" not in run_case(case(OUT_OF_CACHE_BYTES), impls, mode, np.random.default_rng(0))
 
 
 @pytest.mark.compiled

@@ -25,10 +25,13 @@ reference evaluator, in one process:
   3-stream ``np.add`` stands in, and the header says so), and the
   cache-resident copy (``np.copyto`` of warm arrays in the L2 cache). A case
   that moves at least :data:`~.timing.OUT_OF_CACHE_BYTES` (8 MiB, elements read
-  + written) is measured against the streaming ceiling at the threads of each
+  + written) also times the streaming probe on three arrays of a third of its
+  bytes (at most the ceiling's), on one thread and on all, interleaved with its
+  implementations' samples, so that the machine's drifting bandwidth hits both
+  alike; its rows are measured against that ceiling at the threads of each
   implementation (1 for numpy, fastbits-c-1t, fastbits-py, ort-1t and
-  onnx-ref; all for fastbits-c and ort), a smaller one against the cache copy:
-  each row reports its percentage of that ceiling.
+  onnx-ref; all for fastbits-c and ort). A smaller case is measured against the
+  cache copy. Each row reports its percentage of its ceiling.
 
 Nothing here is imported by ``import fastbits``; onnx, onnxruntime and
 matplotlib are imported only when the suite runs.  ``benchmarks/suite.py`` runs
@@ -161,7 +164,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     results = []
     for k, case in enumerate(chosen, start=2):
         progress.show(k, case.name)
-        results.append(run_case(case, impls, mode, rng))
+        results.append(run_case(case, impls, mode, rng, ceiling["threads"]))
         against_ceiling(results[-1], ceiling, {i.name: i.threads for i in impls})
         fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
         gc.collect()

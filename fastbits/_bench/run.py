@@ -9,7 +9,7 @@ import numpy as np
 
 from .cases import Case, bytes_moved
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
-from .timing import Mode, run_before, time_interleaved
+from .timing import OUT_OF_CACHE_BYTES, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
 
 
 def _native(r: np.ndarray) -> np.ndarray:
@@ -36,8 +36,13 @@ def differs(result: Any, expected: np.ndarray) -> str | None:
     return None
 
 
-def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator) -> dict[str, Any]:
-    """Build the case's arrays, check and time every implementation: the case's record of the report."""
+def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator,
+             ceiling_threads: int | None = None) -> dict[str, Any]:
+    """Build the case's arrays, check and time every implementation: the case's record of the report.
+
+    With ``ceiling_threads``, a case that moves at least OUT_OF_CACHE_BYTES also times the
+    streaming ceiling on arrays of its size, on one thread and on ``ceiling_threads``,
+    interleaved with its implementations: the record's ``streaming_ceiling``."""
     arrays = case.build(rng)
     numpy_fn = numpy_prepare(case, arrays)
     expected = np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True)
@@ -74,7 +79,16 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
             continue
         fns[impl.name] = fn
     del expected
-    for name, stats in time_interleaved(fns, mode, rng).items():
+    streaming = None
+    if fns and ceiling_threads is not None and nbytes >= OUT_OF_CACHE_BYTES:
+        with streaming_probes(nbytes // 3, mode, ceiling_threads) as (probes, info):
+            timed = time_interleaved(fns | probes, mode, rng)
+        streaming = measured_ceiling(info, timed)
+        for name in probes:
+            del timed[name]
+    else:
+        timed = time_interleaved(fns, mode, rng)
+    for name, stats in timed.items():
         results[name] = {"status": "ok", **stats}
         if name in notes:
             results[name]["note"] = notes[name]
@@ -90,5 +104,5 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     return {
         "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
         "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
-        "note": case.note,
+        "note": case.note, **({"streaming_ceiling": streaming} if streaming else {}),
     }

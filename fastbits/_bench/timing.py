@@ -7,8 +7,9 @@ import math
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -161,18 +162,24 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     The streaming ceiling is the kernels' own traffic, two streams read and one written with
     streaming stores, on fastbits' thread team (``fastbits._engine.stream_probe``); without the
     compiled module, a 3-stream ``np.add`` on Python threads stands in (``fallback`` says so).
+    This one is measured once, at the start; each case that moves at least
+    :data:`OUT_OF_CACHE_BYTES` also times the probe interleaved with its own samples
+    (:func:`streaming_probes`), and its rows are measured against that.
     """
-    if fastbits.BACKEND == "cython":
-        result = _stream_probe_ceiling(mode, threads)
-    else:
-        result = _np_add_ceiling(mode, threads)
+    with streaming_probes(8 * mode.ceiling_elems, mode, threads) as (probes, info):
+        t1, tT = _ceiling_samples(probes[PROBE_1], probes.get(PROBE_ALL), mode.ceiling_reps)
+    result = info | {"gbps_1_thread": 3 * info["array_bytes"] / t1 / 1e9,
+                     "gbps_threads": 3 * info["array_bytes"] / (tT or t1) / 1e9}
+    if info["probe"] != "stream_probe":
         result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled stream_probe, "
                               "np.add over three float64 arrays instead (no streaming stores)")
     result["cache"] = cache_ceiling(mode)
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
     result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written) is measured "
                       "against the streaming ceiling at the threads its implementation uses (1, or all: "
-                      "fastbits-c and ort), a smaller one against the cache-resident copy")
+                      "fastbits-c and ort), timed interleaved with the case on arrays of its size (3 arrays "
+                      "of a third of its bytes each, at most the ceiling's); a smaller one against the "
+                      "cache-resident copy")
     return result
 
 
@@ -190,45 +197,69 @@ def _ceiling_samples(one: Callable[[], Any], parallel: Callable[[], Any] | None,
     return statistics.median(samples1), (statistics.median(samplesT) if parallel else None)
 
 
-def _stream_probe_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
-    """GB/s of ``stream_probe(out, a, b)`` over three arrays out of cache, 1 and ``threads`` threads."""
-    from fastbits import _engine
-
-    nbytes = 8 * mode.ceiling_elems
-    a = np.full(nbytes, 0x5A, np.uint8)
-    b = np.full(nbytes, 0xC3, np.uint8)
-    out = np.zeros(nbytes, np.uint8)
-    t1, tT = _ceiling_samples(lambda: _engine.stream_probe(out, a, b, 1),
-                              (lambda: _engine.stream_probe(out, a, b, threads)) if threads > 1 else None,
-                              mode.ceiling_reps)
-    return {"method": "fastbits._engine.stream_probe(out, a, b): out = a ^ b bytewise with streaming stores "
-                      "on fastbits' thread team, bytes = 3 arrays (reads a, b; writes out)",
-            "probe": "stream_probe", "array_bytes": nbytes, "elements": nbytes, "threads": threads,
-            "gbps_1_thread": 3 * nbytes / t1 / 1e9, "gbps_threads": 3 * nbytes / (tT or t1) / 1e9}
+#: The names under which the streaming ceiling's calls are timed beside a case's implementations.
+PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
 
 
-def _np_add_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
-    """GB/s of np.add(a, b, out=c) on float64 arrays, one thread and ``threads`` Python threads."""
-    n = mode.ceiling_elems
-    a = np.full(n, 1.0)
-    b = np.full(n, 2.0)
-    c = np.zeros(n)
-    chunks = [slice(i * n // threads, (i + 1) * n // threads) for i in range(threads)]
-    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+@contextmanager
+def streaming_probes(array_bytes: int, mode: Mode, threads: int, compiled: bool | None = None
+                     ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
+    """Calls of the streaming ceiling over three arrays of ``array_bytes`` bytes each (rounded down
+    to 64 bytes, at most the mode's ceiling arrays): ``{PROBE_1: one thread, PROBE_ALL: threads}``
+    (no PROBE_ALL for one thread), and what they are (``method``, ``probe``, ``array_bytes``,
+    ``threads``).
 
-    def parallel():
-        futures = [pool.submit(np.add, a[s], b[s], out=c[s]) for s in chunks]
-        for f in futures:
-            f.result()
+    With the compiled module (``compiled`` None: when it is the backend) the calls are
+    ``fastbits._engine.stream_probe(out, a, b)``, the kernels' own loop with streaming stores on
+    fastbits' thread team; without it ``np.add`` over float64 arrays, on Python threads.
+    """
+    if compiled is None:
+        compiled = fastbits.BACKEND == "cython"
+    nbytes = max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
+    info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "threads": threads}
+    pool = None
+    if compiled:
+        from fastbits import _engine
 
+        a = np.full(nbytes, 0x5A, np.uint8)
+        b = np.full(nbytes, 0xC3, np.uint8)
+        out = np.zeros(nbytes, np.uint8)
+        probes = {PROBE_1: lambda: _engine.stream_probe(out, a, b, 1)}
+        if threads > 1:
+            probes[PROBE_ALL] = lambda: _engine.stream_probe(out, a, b, threads)
+        info |= {"method": "fastbits._engine.stream_probe(out, a, b): out = a ^ b bytewise with streaming "
+                           "stores on fastbits' thread team, bytes = 3 arrays (reads a, b; writes out)",
+                 "probe": "stream_probe"}
+    else:
+        n = nbytes // 8
+        a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.zeros(n)
+        probes = {PROBE_1: lambda: np.add(a, b, out=c)}
+        if threads > 1:
+            chunks = [slice(i * n // threads, (i + 1) * n // threads) for i in range(threads)]
+            pool = ThreadPoolExecutor(threads)
+
+            def parallel():
+                for f in [pool.submit(np.add, a[s], b[s], out=c[s]) for s in chunks]:
+                    f.result()
+
+            probes[PROBE_ALL] = parallel
+        info |= {"method": "np.add(a, b, out=c), float64, bytes = 3 arrays (reads a, b; writes c)",
+                 "probe": "np.add", "elements": n}
     try:
-        t1, tT = _ceiling_samples(lambda: np.add(a, b, out=c), parallel if pool else None, mode.ceiling_reps)
+        yield probes, info
     finally:
         if pool:
             pool.shutdown()
-    return {"method": "np.add(a, b, out=c), float64, bytes = 3 arrays (reads a, b; writes c)",
-            "probe": "np.add", "array_bytes": a.nbytes, "elements": n, "threads": threads,
-            "gbps_1_thread": 3 * a.nbytes / t1 / 1e9, "gbps_threads": 3 * a.nbytes / (tT or t1) / 1e9}
+
+
+def measured_ceiling(info: dict[str, Any], stats: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The streaming ceiling of one case from its probes' timings (:func:`time_interleaved`'s
+    ``stats``, which holds PROBE_1 and, with threads, PROBE_ALL)."""
+    gigabytes = 3 * info["array_bytes"] / 1e9
+    t1 = stats[PROBE_1]["median_s"]
+    tT = stats[PROBE_ALL]["median_s"] if PROBE_ALL in stats else t1
+    return {"probe": info["probe"], "array_bytes": info["array_bytes"], "threads": info["threads"],
+            "gbps_1_thread": gigabytes / t1, "gbps_threads": gigabytes / tT, "reps": stats[PROBE_1]["reps"]}
 
 
 def _l2_bytes() -> int | None:
@@ -270,16 +301,20 @@ def cache_ceiling(mode: Mode) -> dict[str, Any]:
 def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
     """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming",
     "cache", or None when it moves no bytes), and give each timed result the ceiling's GB/s and its
-    percentage of it. ``threads_of`` maps an implementation to its threads (None: all)."""
+    percentage of it. ``threads_of`` maps an implementation to its threads (None: all).
+
+    The streaming ceiling is the record's own (``streaming_ceiling``, timed interleaved with the
+    case) when it has one, else the run's."""
     nbytes = record["bytes"]
     record["ceiling"] = None if not nbytes else "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache"
+    streaming = record.get("streaming_ceiling") or ceiling
     for name, res in record["results"].items():
         if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None:
             continue
         if record["ceiling"] == "cache":
             gbps, label = ceiling["cache"]["gbps"], "cache copy, 1 thread"
         elif threads_of.get(name, 1) == 1:
-            gbps, label = ceiling["gbps_1_thread"], "streaming, 1 thread"
+            gbps, label = streaming["gbps_1_thread"], "streaming, 1 thread"
         else:
-            gbps, label = ceiling["gbps_threads"], f"streaming, {ceiling['threads']} threads"
+            gbps, label = streaming["gbps_threads"], f"streaming, {streaming['threads']} threads"
         res.update(ceiling=label, ceiling_gbps=gbps, percent_of_ceiling=100 * res["gbps"] / gbps)
