@@ -17,10 +17,15 @@ cdef extern from "_c/team.h":
     int fb_threads_get() noexcept nogil
     void fb_threads_set(int n) noexcept nogil
     int fb_team_available() noexcept nogil
-    void fb_team_stats(int* started, Py_ssize_t* helper_pieces) noexcept nogil
+    ctypedef struct fb_team_stats_t:
+        int started
+        Py_ssize_t helper_pieces
+        Py_ssize_t calls_watched
+        Py_ssize_t calls_woken
+    void fb_team_stats(fb_team_stats_t* stats) noexcept nogil
     int fb_team_init() noexcept nogil
-    const long FB_TEAM_SPIN_NS
     void fb_team_set_spin(long nanoseconds, int helpers) noexcept nogil
+    long fb_team_get_spin() noexcept nogil
 
 
 cdef extern from "_c/pool.h":

@@ -26,7 +26,8 @@ __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "se
 
 
 #: The settings' names, as get_config reports them and set_config takes them.
-_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "stream_threshold")
+_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time",
+             "stream_threshold")
 
 
 def get_config() -> dict[str, Any]:
@@ -41,7 +42,8 @@ def get_config() -> dict[str, Any]:
         do from an eighth of it).  ``output_pool``: whether large fresh results come from the
         output pool.  ``pool_threshold``: the size in bytes from which they do.
         ``stream_threshold``: the bytes a call moves (inputs read and result written) from
-        which it writes its result with streaming stores, around the cache.
+        which it writes its result with streaming stores, around the cache.  ``spin_time``:
+        the seconds the thread team's helpers watch for the next call before they sleep.
     """
     return _runtime.current_config()
 
@@ -54,6 +56,14 @@ def _size(name: str, value: Any) -> int:
     return min(int(value), 2**62)
 
 
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ArgumentTypeError(f"set_config: '{name}' must be a number of seconds, not {value!r}")
+    if not 0 <= value < float("inf"):
+        raise ArgumentValueError(f"set_config: '{name}' must be a finite number of seconds >= 0, not {value!r}")
+    return float(value)
+
+
 def set_config(
     *,
     num_threads: int | None = None,
@@ -61,6 +71,7 @@ def set_config(
     output_pool: bool | None = None,
     pool_threshold: int | None = None,
     stream_threshold: int | None = None,
+    spin_time: float | None = None,
     **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
@@ -87,6 +98,16 @@ def set_config(
         the output's lines first and leaves the cache to other data (default: the size of the
         last-level cache, from Linux's sysfs, else 8 MiB).  0 streams every large enough
         contiguous run; the pure path keeps the value and ignores it.
+    spin_time : float, optional
+        Seconds a helper of the thread team watches for the next call after it finished one,
+        before it sleeps (default 0.001; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
+        helper answers at once, where a sleeping one is woken by the kernel tens of
+        microseconds later (up to 90 µs measured on a virtual machine), which is most of a
+        call of a few MiB.  It spins for the first 50 µs, then yields its CPU between looks, so
+        that another thread that wants the core gets it; it never watches on the caller's
+        CPU (at most as many helpers watch as there are CPUs beside the caller's).  0 sends
+        helpers to sleep at once.  Applies at once, also to helpers watching now; the pure
+        path keeps the value and ignores it.
 
     Raises
     ------
@@ -109,6 +130,8 @@ def set_config(
         pool_threshold = _size("pool_threshold", pool_threshold)
     if stream_threshold is not None:
         stream_threshold = _size("stream_threshold", stream_threshold)
+    if spin_time is not None:
+        spin_time = _seconds("spin_time", spin_time)
     if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
         raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
     _runtime.configure(
@@ -117,6 +140,7 @@ def set_config(
         output_pool=None if output_pool is None else bool(output_pool),
         pool_threshold=pool_threshold,
         stream_threshold=stream_threshold,
+        spin_time=spin_time,
     )
 
 
@@ -150,6 +174,8 @@ def runtime_info() -> dict[str, Any]:
 
     Keys: ``backend``; ``threads_available`` (the build has the thread team);
     ``helper_threads`` (helpers started so far) and ``helper_pieces`` (pieces of work they ran);
+    ``helper_calls_watched`` and ``helper_calls_woken`` (calls a helper saw while it watched
+    for them, and calls it had to be woken from sleep for: see ``spin_time``);
     ``output_pool_available``; ``pool_hits`` and ``pool_misses`` (large fresh results served
     from an idle block, or from new memory); ``pool_idle_bytes`` and ``pool_idle_blocks``
     (held now); ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds);

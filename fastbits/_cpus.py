@@ -7,6 +7,9 @@ allowed 2 CPUs of a 64-CPU host gets 2).
 
 The streaming threshold: a call that moves more bytes than the last-level cache holds writes
 its result around the cache (streaming stores), since it could not stay there anyway.
+
+The spin time: how long the thread team's helpers watch for the next call before they sleep;
+``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import os
 import warnings
 
 __all__ = [
-    "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_stream_threshold",
+    "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time", "default_stream_threshold",
     "last_level_cache_bytes",
 ]
 
@@ -160,3 +163,13 @@ def default_stream_threshold() -> int:
     """Bytes a call moves (inputs read and result written) from which the result is written
     with streaming stores: the last-level cache size, else :data:`FALLBACK_CACHE_BYTES`."""
     return last_level_cache_bytes() or FALLBACK_CACHE_BYTES
+
+
+#: Seconds a helper watches for the next call by default (fastbits/_c/team.h: FB_TEAM_SPIN_NS).
+SPIN_TIME = 0.001
+
+
+def default_spin_time() -> float:
+    """Seconds the team's helpers watch for the next call before they sleep: :data:`SPIN_TIME`,
+    or 0 when ``OMP_WAIT_POLICY`` is ``passive``."""
+    return 0.0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else SPIN_TIME

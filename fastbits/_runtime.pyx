@@ -21,11 +21,10 @@ from ._clib cimport (
     FB_MAX_THREADS, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_POOL_SLOTS, FB_SANITIZED,
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
     fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
-    fb_team_init, fb_team_run, fb_team_stats, fb_threads_get, fb_threads_set, fb_piece_fn,
-    FB_TEAM_SPIN_NS, fb_team_set_spin,
+    fb_team_init, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
+    fb_team_get_spin, fb_team_set_spin,
 )
 
-import os
 
 from . import _cpus, spec
 
@@ -57,11 +56,10 @@ cdef extern from "numpy/arrayobject.h":
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
 fb_threads_set(_cpus.default_num_threads())
-# Helpers watch for the next call briefly before they sleep (fastbits/_c/team.h), unless
-# OMP_WAIT_POLICY=passive asks threads not to spin; never more of them than there are CPUs
-# beside the caller's.
-fb_team_set_spin(0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else FB_TEAM_SPIN_NS,
-                 _cpus.available_cpus() - 1)
+# Helpers watch for the next call for the spin time before they sleep (fastbits/_c/team.h);
+# never more of them than there are CPUs beside the caller's.
+cdef int _spin_helpers = _cpus.available_cpus() - 1
+fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9), _spin_helpers)
 
 # Below this much output a loop runs on its caller alone.  Helpers that spin briefly after a
 # call answer the next one at once, so a second core pays from about 768 KiB of int32 output
@@ -178,15 +176,18 @@ def current_config():
         "output_pool": bool(_pool_on),
         "pool_threshold": int(_pool_bytes),
         "stream_threshold": int(_stream_bytes),
+        "spin_time": fb_team_get_spin() / 1e9,
     }
 
 
 def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
-              stream_threshold=None):
+              stream_threshold=None, spin_time=None):
     """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
     global _parallel_bytes, _pool_bytes, _pool_on, _stream_bytes
     if num_threads is not None:
         set_num_threads(num_threads)
+    if spin_time is not None:
+        fb_team_set_spin(<long>min(round(spin_time * 1e9), 2**62), _spin_helpers)
     if parallel_threshold is not None:
         _parallel_bytes = parallel_threshold
     if pool_threshold is not None:
@@ -201,16 +202,17 @@ def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_
 
 def runtime_info():
     """The thread team's and the output pool's state, as :func:`fastbits.runtime_info` reports it."""
-    cdef int started = 0
-    cdef Py_ssize_t pieces = 0
+    cdef fb_team_stats_t team
     cdef fb_pool_stats_t pool
-    fb_team_stats(&started, &pieces)
+    fb_team_stats(&team)
     fb_pool_stats(&pool)
     return {
         "backend": "cython",
         "threads_available": bool(fb_team_available()),
-        "helper_threads": int(started),
-        "helper_pieces": int(pieces),
+        "helper_threads": int(team.started),
+        "helper_pieces": int(team.helper_pieces),
+        "helper_calls_watched": int(team.calls_watched),
+        "helper_calls_woken": int(team.calls_woken),
         "output_pool_available": bool(fb_pool_available()),
         "pool_hits": int(pool.hits),
         "pool_misses": int(pool.misses),

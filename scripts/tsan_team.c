@@ -7,7 +7,8 @@
      piece's values when the call returns.  The job (buffer, flags) is freed right after the
      call, so a helper still inside it afterwards is a race TSan reports.
    - fb_threads_set / fb_threads_get (and the threadpoolctl names) racing with those calls, each
-     call taking its helper count from the limit as the runtime does; fb_team_stats too.
+     call taking its helper count from the limit as the runtime does; fb_team_stats and
+     fb_team_set_spin (helpers watching read the spin time as it changes) too.
    - the pool: malloc, calloc, realloc (larger and smaller), free, release and stats, with block
      sizes that reuse, replace and age idle blocks; every block is filled with its owner's pattern
      and checked before it is freed, so a block handed to two owners at once is found.
@@ -126,15 +127,19 @@ static void *caller_main(void *arg) {
 
 /* Changes the thread limit while the callers run, and reads the team's statistics. */
 static void *limiter_main(void *arg) {
-    int i = 0, started;
-    fb_ssize pieces;
+    int i = 0;
+    fb_team_stats_t team;
     (void)arg;
     while (!__atomic_load_n(&stop_limiter, __ATOMIC_ACQUIRE)) {
         if (i % 2) fb_threads_set(1 + i % 9);
         else fastbits_set_num_threads(i % 5 - 1); /* 0 and -1 clamp to 1 */
         if (fastbits_get_num_threads() < 1) FAIL("thread limit below 1");
-        fb_team_stats(&started, &pieces);
-        if (started < 0 || started > FB_MAX_THREADS - 1 || pieces < 0) FAIL("team stats %d %ld", started, (long)pieces);
+        if (i % 7 == 0) fb_team_set_spin((i % 3) * 100000L, i % 4); /* helpers watching see it */
+        if (fb_team_get_spin() < 0) FAIL("spin time below 0");
+        fb_team_stats(&team);
+        if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_pieces < 0 ||
+            team.calls_watched < 0 || team.calls_woken < 0)
+            FAIL("team stats %d %ld", team.started, (long)team.helper_pieces);
         i++;
         usleep(50);
     }
@@ -331,14 +336,14 @@ int main(int argc, char **argv) {
     fb_pool_release();
     {
         fb_pool_stats_t stats;
-        int started;
-        fb_ssize pieces;
+        fb_team_stats_t team;
         fb_pool_stats(&stats);
         if (stats.idle_bytes != 0 || stats.idle_blocks != 0) FAIL("pool not empty after release");
-        fb_team_stats(&started, &pieces);
-        printf("tsan_team: %ld team calls (%d helpers, %ld pieces on helpers), %ld pool operations "
-               "(%zu hits, %zu misses), %d forks\n",
-               __atomic_load_n(&team_calls, __ATOMIC_RELAXED), started, (long)pieces,
+        fb_team_stats(&team);
+        printf("tsan_team: %ld team calls (%d helpers, %ld pieces on helpers, %ld calls seen watching, "
+               "%ld woken for), %ld pool operations (%zu hits, %zu misses), %d forks\n",
+               __atomic_load_n(&team_calls, __ATOMIC_RELAXED), team.started, (long)team.helper_pieces,
+               (long)team.calls_watched, (long)team.calls_woken,
                __atomic_load_n(&pool_ops, __ATOMIC_RELAXED), stats.hits, stats.misses, FORKS);
     }
     if (failures) {

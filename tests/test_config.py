@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -21,9 +22,10 @@ from fastbits import _config, _cpus, _runtime_py
 
 from conftest import COMPILED
 
-SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "stream_threshold")
+SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time", "stream_threshold")
 RUNTIME_KEYS = {
-    "backend", "threads_available", "helper_threads", "helper_pieces", "output_pool_available",
+    "backend", "threads_available", "helper_threads", "helper_pieces", "helper_calls_watched",
+    "helper_calls_woken", "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
     "pool_max_idle_seconds", "sanitized_build",
 }
@@ -83,6 +85,10 @@ def test_values_round_trip(config, ops):
     fastbits.set_config(stream_threshold=np.uint32(1 << 20))
     assert fastbits.get_config()["stream_threshold"] == 1 << 20
     assert type(fastbits.get_config()["stream_threshold"]) is int
+    for seconds, expected in ((0, 0.0), (0.25, 0.25), (np.float32(0.5), 0.5), (2, 2.0), (np.int8(0), 0.0)):
+        fastbits.set_config(spin_time=seconds)
+        assert fastbits.get_config()["spin_time"] == expected
+        assert type(fastbits.get_config()["spin_time"]) is float
 
     threads = 3 if _threaded(config) else 1
     fastbits.set_config(num_threads=3)
@@ -152,6 +158,12 @@ BAD_VALUES = [
     ("stream_threshold", -8, fastbits.ArgumentValueError, "must be at least 0 bytes, not -8"),
     ("stream_threshold", 2.0, fastbits.ArgumentTypeError, "must be an int (bytes), not 2.0"),
     ("stream_threshold", "8M", fastbits.ArgumentTypeError, "must be an int (bytes), not '8M'"),
+    ("spin_time", -0.001, fastbits.ArgumentValueError, "must be a finite number of seconds >= 0, not -0.001"),
+    ("spin_time", float("nan"), fastbits.ArgumentValueError, "must be a finite number of seconds >= 0, not nan"),
+    ("spin_time", float("inf"), fastbits.ArgumentValueError, "must be a finite number of seconds >= 0, not inf"),
+    ("spin_time", "1ms", fastbits.ArgumentTypeError, "must be a number of seconds, not '1ms'"),
+    ("spin_time", True, fastbits.ArgumentTypeError, "must be a number of seconds, not True"),
+    ("spin_time", 1j, fastbits.ArgumentTypeError, "must be a number of seconds, not 1j"),
     ("output_pool", 0, fastbits.ArgumentTypeError, "must be True or False, not 0"),
     ("output_pool", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
     ("output_pool", "2", fastbits.ArgumentTypeError, "must be True or False, not '2'"),
@@ -236,9 +248,10 @@ def test_pure_defaults_equal_compiled_defaults():
     import json
 
     compiled, pure = json.loads(_python(code).stdout)
-    for key in ("parallel_threshold", "pool_threshold", "stream_threshold"):
+    for key in ("parallel_threshold", "pool_threshold", "stream_threshold", "spin_time"):
         assert pure[key] == compiled[key], key
     assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
+    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.001
     assert pure["num_threads"] == 1 and pure["output_pool"] is False
 
 
@@ -247,6 +260,73 @@ def test_runtime_info_has_the_same_keys_on_both_paths():
     from fastbits import _runtime
 
     assert set(_runtime.runtime_info()) == set(_runtime_py.runtime_info()) == RUNTIME_KEYS
+
+
+@pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 0.001), ("", 0.001)])
+def test_omp_wait_policy_passive_sets_spin_time_to_zero(policy, seconds):
+    """OMP_WAIT_POLICY=passive (any case) asks threads not to spin: the default spin_time is 0 on
+    both paths; any other value leaves it at 1 ms."""
+    code = ("import json, fastbits, fastbits._runtime_py as p\n"
+            "print(json.dumps([fastbits.get_config()['spin_time'], p.current_config()['spin_time']]))")
+    import json
+
+    assert json.loads(_python(code, OMP_WAIT_POLICY=policy).stdout) == [seconds, seconds]
+
+
+# --------------------------------------------------------------------------
+# the thread team's helpers watching for the next call (compiled)
+
+
+def _team_calls():
+    info = fastbits.runtime_info()
+    return info["helper_calls_watched"], info["helper_calls_woken"]
+
+
+def _second_call_after_a_pause(a):
+    """A team call, a pause of 50 ms, another team call: how the helper met the second one,
+    as the change of (calls watched, calls woken)."""
+    fastbits.bitwise_and(a, a)
+    time.sleep(0.05)
+    watched, woken = _team_calls()
+    fastbits.bitwise_and(a, a)
+    deadline = time.monotonic() + 5    # the helper counts the call when it sees it, maybe after it
+    while sum(_team_calls()) == watched + woken and time.monotonic() < deadline:
+        time.sleep(0.001)
+    now = _team_calls()
+    return now[0] - watched, now[1] - woken
+
+
+@pytest.mark.compiled
+def test_helpers_watch_for_the_next_call_for_spin_time():
+    """With a long spin_time the helper is still watching 50 ms after a call and sees the next
+    one at once; with 0 it sleeps and must be woken.  It never watches on the caller's CPU:
+    with one CPU it is always woken."""
+    from fastbits import _runtime
+
+    if not _runtime.runtime_info()["threads_available"]:
+        pytest.skip("a build without the thread team")
+    a = np.ones(1 << 18, np.int32)
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
+        assert _second_call_after_a_pause(a) == ((1, 0) if _cpus.available_cpus() > 1 else (0, 1))
+        fastbits.set_config(spin_time=0)
+        assert _second_call_after_a_pause(a) == (0, 1)
+
+
+@pytest.mark.compiled
+def test_a_new_spin_time_stops_a_watching_helper_at_once():
+    """Setting spin_time to 0 sends a helper that is watching (for up to 10 s) to sleep at once:
+    the process then uses no CPU while its main thread sleeps."""
+    from fastbits import _runtime
+
+    if not _runtime.runtime_info()["threads_available"] or _cpus.available_cpus() < 2:
+        pytest.skip("no helper watches: a build without the thread team, or one CPU")
+    a = np.ones(1 << 18, np.int32)
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
+        assert _second_call_after_a_pause(a) == (1, 0)   # watching now
+        fastbits.set_config(spin_time=0)
+        cpu = time.process_time()
+        time.sleep(0.3)
+        assert time.process_time() - cpu < 0.05
 
 
 # --------------------------------------------------------------------------
@@ -390,8 +470,9 @@ def test_threadpool_limits_limits_the_team(threadpoolctl):
 
 def _python(code, **env):
     """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
-    tree would shadow the installed package), with the thread variables only as given."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS")}
+    tree would shadow the installed package), with the OpenMP and thread variables only as given."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
     environment.update(env)
     done = subprocess.run(
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True,

@@ -22,6 +22,7 @@ void fastbits_set_num_threads(int n) { fb_threads_set(n); }
 
 #if FB_THREADS
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 
@@ -32,6 +33,8 @@ void fb_team_set_spin(long nanoseconds, int helpers) {
     __atomic_store_n(&fb_spin_ns, nanoseconds < 0 ? 0 : nanoseconds, __ATOMIC_RELAXED);
     __atomic_store_n(&fb_spin_helpers, helpers < 0 ? 0 : helpers, __ATOMIC_RELAXED);
 }
+
+long fb_team_get_spin(void) { return __atomic_load_n(&fb_spin_ns, __ATOMIC_RELAXED); }
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
@@ -58,7 +61,9 @@ typedef struct {
     void *ctx;
     fb_ssize npieces;
     fb_ssize next;          /* next unclaimed piece (atomic) */
-    fb_ssize helper_pieces; /* pieces run by helpers so far (statistics) */
+    fb_ssize helper_pieces; /* statistics: pieces run by helpers so far, */
+    fb_ssize watched;       /* calls a helper they allowed saw while watching, */
+    fb_ssize woken;         /* and calls it was woken for */
 } fb_team_t;
 
 static fb_team_t team = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER};
@@ -80,18 +85,23 @@ static long long now_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Watch for the call after ``seen`` for a while, without the lock: a helper that has just run
-   a piece answers the next call at once, where one asleep on the condition variable is woken
-   by the kernel tens of microseconds later.  Returns when a call came or the time is up. */
+/* Watch for the call after ``seen`` for the spin time, without the lock: a helper that has just
+   run a piece answers the next call at once, where one asleep on the condition variable is
+   woken by the kernel tens of microseconds later.  Spins for FB_TEAM_PAUSE_NS, then yields the
+   CPU between looks.  The time is read again at each look, so that a new setting applies at
+   once.  Returns when a call came or the time is up. */
 static void spin_for_call(unsigned long seen, int slot) {
-    const long budget = __atomic_load_n(&fb_spin_ns, __ATOMIC_RELAXED);
-    long long start;
+    long long start, elapsed;
     unsigned i = 0;
-    if (budget <= 0 || slot > __atomic_load_n(&fb_spin_helpers, __ATOMIC_RELAXED)) return;
+    if (slot > __atomic_load_n(&fb_spin_helpers, __ATOMIC_RELAXED) || fb_team_get_spin() <= 0) return;
     start = now_ns();
     while (__atomic_load_n(&team.call, __ATOMIC_ACQUIRE) == seen) {
         CPU_RELAX();
-        if ((++i & 255) == 0 && now_ns() - start > budget) return;
+        if ((++i & 255) == 0) {
+            elapsed = now_ns() - start;
+            if (elapsed > fb_team_get_spin()) return;
+            if (elapsed > FB_TEAM_PAUSE_NS) sched_yield();
+        }
     }
 }
 
@@ -101,6 +111,7 @@ static void *helper_main(void *arg) {
     fb_piece_fn fn;
     void *ctx;
     fb_ssize npieces, done;
+    int slept;
     pthread_mutex_lock(&team.mu);
     seen = team.call;
     for (;;) {
@@ -108,9 +119,16 @@ static void *helper_main(void *arg) {
             pthread_mutex_unlock(&team.mu);
             spin_for_call(seen, slot);
             pthread_mutex_lock(&team.mu);
+            slept = team.call == seen;
             team.sleeping++;
             while (team.call == seen) pthread_cond_wait(&team.wake, &team.mu);
             team.sleeping--;
+            if (slot <= team.allowed) { /* a helper this call could use */
+                if (slept)
+                    team.woken++;
+                else
+                    team.watched++;
+            }
         }
         seen = team.call;
         if (!team.open || slot > team.allowed) continue;
@@ -196,10 +214,12 @@ static void after_fork_child(void) {
 
 int fb_team_init(void) { return pthread_atfork(NULL, NULL, after_fork_child); }
 
-void fb_team_stats(int *started, fb_ssize *helper_pieces) {
+void fb_team_stats(fb_team_stats_t *stats) {
     pthread_mutex_lock(&team.mu);
-    *started = team.started;
-    *helper_pieces = team.helper_pieces;
+    stats->started = team.started;
+    stats->helper_pieces = team.helper_pieces;
+    stats->calls_watched = team.watched;
+    stats->calls_woken = team.woken;
     pthread_mutex_unlock(&team.mu);
 }
 
@@ -207,10 +227,15 @@ void fb_team_stats(int *started, fb_ssize *helper_pieces) {
 
 int fb_team_available(void) { return 0; }
 
+static long fb_spin_ns = FB_TEAM_SPIN_NS;
+
+/* Kept and reported, though no helper exists to spin. */
 void fb_team_set_spin(long nanoseconds, int helpers) {
-    (void)nanoseconds;
+    fb_spin_ns = nanoseconds < 0 ? 0 : nanoseconds;
     (void)helpers;
 }
+
+long fb_team_get_spin(void) { return fb_spin_ns; }
 
 void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers) {
     fb_ssize piece;
@@ -220,9 +245,11 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers) {
 
 int fb_team_init(void) { return 0; }
 
-void fb_team_stats(int *started, fb_ssize *helper_pieces) {
-    *started = 0;
-    *helper_pieces = 0;
+void fb_team_stats(fb_team_stats_t *stats) {
+    stats->started = 0;
+    stats->helper_pieces = 0;
+    stats->calls_watched = 0;
+    stats->calls_woken = 0;
 }
 
 #endif
