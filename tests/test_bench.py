@@ -256,11 +256,20 @@ def test_against_ceiling_rule():
     against_ceiling(small, ceiling, threads)
     assert small["ceiling"] == "cache"
     assert all(r["percent_of_ceiling"] == pytest.approx(10.0) for r in small["results"].values() if "gbps" in r)
-    timed_with_it = record(8 << 20) | {"streaming_ceiling": {"gbps_1_thread": 5.0, "gbps_threads": 8.0, "threads": 2}}
-    against_ceiling(timed_with_it, ceiling, threads)   # the case's own ceiling, not the run's
-    assert timed_with_it["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(100.0)
-    assert timed_with_it["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(62.5)
+    # the case's own ceiling, not the run's, paired with each result repetition by repetition
+    # (a repetition's percentage: the probe's time over the result's, both moving 8 MiB)
+    own = {"gbps_1_thread": 5.0, "gbps_threads": 8.0, "threads": 2, "gigabytes": (8 << 20) / 1e9,
+           "samples_1_thread_s": [1.0, 1.0, 4.0], "samples_threads_s": [1.0, 3.0, 1.5]}
+    timed_with_it = record(8 << 20) | {"streaming_ceiling": own}
+    for r in timed_with_it["results"].values():
+        r["samples_s"] = [2.0, 1.0, 2.0]
+    timed_with_it["results"]["ort"]["samples_s"] = [2.0]   # not one per repetition: the medians
+    against_ceiling(timed_with_it, ceiling, threads)
+    assert timed_with_it["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(100.0)    # 50, 100, 200
+    assert timed_with_it["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(75.0)  # 50, 300, 75
     assert timed_with_it["results"]["fastbits-c"]["ceiling_gbps"] == 8.0
+    assert timed_with_it["results"]["numpy"]["ceiling_gbps"] == 5.0
+    assert timed_with_it["results"]["ort"]["percent_of_ceiling"] == pytest.approx(62.5)        # 5 / 8
     view = record(0)
     for r in view["results"].values():
         r.pop("gbps", None)
@@ -289,19 +298,46 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
     big = run_case(case(OUT_OF_CACHE_BYTES // 3 + 1), impls, mode, np.random.default_rng(0), 2)
     own = big["streaming_ceiling"]
     assert own["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert own["streams"] == 3    # reads a and b, writes the result
     assert own["array_bytes"] == min(big["bytes"] // 3, 8 * mode.ceiling_elems) // 64 * 64
     assert own["threads"] == 2 and own["reps"] == mode.min_reps
     assert own["gbps_1_thread"] > 0 and own["gbps_threads"] > 0
+    assert len(own["samples_1_thread_s"]) == len(own["samples_threads_s"]) == mode.min_reps
     assert not {"ceiling", "ceiling-1t"} & set(big["results"])   # the probes are not implementations
     against_ceiling(big, bandwidth_ceiling(mode, 2), {i.name: i.threads for i in impls})
     numpy = big["results"]["numpy"]
     assert numpy["ceiling_gbps"] == own["gbps_1_thread"]
-    assert numpy["percent_of_ceiling"] == pytest.approx(100 * numpy["gbps"] / own["gbps_1_thread"])
+    paired = [100 * (big["bytes"] / t) / (own["gigabytes"] * 1e9 / p)    # repetition by repetition
+              for t, p in zip(numpy["samples_s"], own["samples_1_thread_s"])]
+    assert numpy["percent_of_ceiling"] == pytest.approx(np.median(paired))
     if fastbits.BACKEND == "cython":
         assert big["results"]["fastbits-c"]["ceiling_gbps"] == own["gbps_threads"]
+    unary = Case("not", "not uint8", "not", lambda rng: {"a": np.full(OUT_OF_CACHE_BYTES // 2, 7, np.uint8)}, "s")
+    one_stream = run_case(unary, impls, mode, np.random.default_rng(0), 2)["streaming_ceiling"]
+    assert one_stream["streams"] == 2 and one_stream["array_bytes"] == min(OUT_OF_CACHE_BYTES // 2, 8 * mode.ceiling_elems)
     small = run_case(case(1000), impls, mode, np.random.default_rng(0), 2)
     assert "streaming_ceiling" not in small
     assert "streaming_ceiling" not in run_case(case(OUT_OF_CACHE_BYTES), impls, mode, np.random.default_rng(0))
+
+
+def test_read_streams():
+    """The read streams a case's ceiling copies: both operands when both are result-sized."""
+    import numpy as np
+
+    from fastbits._bench.cases import Case, read_streams
+
+    def streams(op, **arrays):
+        return read_streams(Case("g", "n", op, lambda rng: arrays, "s"), arrays)
+
+    big, row = np.zeros((64, 64), np.int32), np.zeros(64, np.int32)
+    assert streams("and", a=big, b=big) == 2
+    two, three = np.zeros((2, 64), np.int32), np.zeros((3, 64), np.int32)
+    assert streams("and", a=two, b=row) == 2 and streams("xor", a=row, b=two) == 2   # half the result
+    assert streams("and", a=three, b=row) == 1                                       # a third
+    assert streams("or", a=big, b=row) == 1 and streams("and", a=row, b=big) == 1
+    assert streams("shl", a=big, b=np.uint32(3)) == 1
+    assert streams("not", a=big) == 1
+    assert streams("bitcast", x=big) == 1 and streams("pack", x=big) == 1
 
 
 @pytest.mark.compiled

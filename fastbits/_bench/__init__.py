@@ -25,13 +25,16 @@ reference evaluator, in one process:
   3-stream ``np.add`` stands in, and the header says so), and the
   cache-resident copy (``np.copyto`` of warm arrays in the L2 cache). A case
   that moves at least :data:`~.timing.OUT_OF_CACHE_BYTES` (8 MiB, elements read
-  + written) also times the streaming probe on three arrays of a third of its
-  bytes (at most the ceiling's), on one thread and on all, interleaved with its
-  implementations' samples, so that the machine's drifting bandwidth hits both
-  alike; its rows are measured against that ceiling at the threads of each
-  implementation (1 for numpy, fastbits-c-1t, fastbits-py, ort-1t and
-  onnx-ref; all for fastbits-c and ort). A smaller case is measured against the
-  cache copy. Each row reports its percentage of its ceiling.
+  + written) also times the streaming probe on arrays of its size (as many
+  read streams as the case reads, 1 or 2, and one written; its bytes split
+  evenly, each array at most the ceiling's), on one thread and on all,
+  interleaved with its implementations' samples; its rows are measured against
+  that ceiling at the threads of each implementation (1 for numpy,
+  fastbits-c-1t, fastbits-py, ort-1t and onnx-ref; all for fastbits-c and ort),
+  repetition by repetition (the median over repetitions of a sample's GB/s over
+  the probe's in the same repetition), so that the machine's drifting bandwidth
+  hits both alike. A smaller case is measured against the cache copy. Each row
+  reports its percentage of its ceiling.
 
 Nothing here is imported by ``import fastbits``; onnx, onnxruntime and
 matplotlib are imported only when the suite runs.  ``benchmarks/suite.py`` runs

@@ -346,3 +346,15 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     if case.copy or x.dtype.byteorder == ">":
         return 2 * x.nbytes
     return 0
+
+
+def read_streams(case: Case, arrays: dict[str, Any]) -> int:
+    """Arrays a call reads as streams the size of its result, 1 or 2: both operands of a binary
+    operator when both are about as large as the result (at least half), else one (a unary
+    operator, a broadcast row or scalar, a BitCast copy, pack and unpack).  The streaming
+    ceiling a case is measured against reads as many."""
+    if case.op not in ELEMENTWISE:
+        return 1
+    xs = operands(arrays)
+    out = int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
+    return max(1, sum(1 for x in xs if 2 * x.nbytes >= out))

@@ -99,6 +99,10 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
     so that its own thread pool is awake and its data in cache whatever ran
     before it: the figures are the speed of back-to-back calls. ``warm_below=0``
     leaves that call out: each sample then follows whatever ran before it.
+
+    Each function's ``samples_s`` are in the order taken: sample ``i`` of every
+    function comes from repetition ``i``, so that two functions can be compared
+    repetition by repetition (:func:`against_ceiling` does).
     """
     names = list(fns)
     rng = rng or np.random.default_rng(0)
@@ -135,7 +139,7 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
         q1, median, q3 = _quantiles(s)
         stats[name] = {
             "median_s": median, "q1_s": q1, "q3_s": q3, "min_s": s[0], "max_s": s[-1],
-            "batch": batch[name], "reps": reps, "samples_s": [float(f"{x:.4g}") for x in s],
+            "batch": batch[name], "reps": reps, "samples_s": [float(f"{x:.4g}") for x in samples[name]],
         }
     return stats
 
@@ -169,7 +173,7 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     with streaming_probes(8 * mode.ceiling_elems, mode, threads) as (probes, info):
         t1, tT = _ceiling_samples(probes[PROBE_1], probes.get(PROBE_ALL), mode.ceiling_reps)
     result = info | {"gbps_1_thread": 3 * info["array_bytes"] / t1 / 1e9,
-                     "gbps_threads": 3 * info["array_bytes"] / (tT or t1) / 1e9}
+                     "gbps_threads": 3 * info["array_bytes"] / (tT or t1) / 1e9}   # 3 streams
     if info["probe"] != "stream_probe":
         result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled stream_probe, "
                               "np.add over three float64 arrays instead (no streaming stores)")
@@ -177,9 +181,10 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
     result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written) is measured "
                       "against the streaming ceiling at the threads its implementation uses (1, or all: "
-                      "fastbits-c and ort), timed interleaved with the case on arrays of its size (3 arrays "
-                      "of a third of its bytes each, at most the ceiling's); a smaller one against the "
-                      "cache-resident copy")
+                      "fastbits-c and ort), timed interleaved with the case on arrays of its size (as many "
+                      "read streams as the case, 1 or 2, and one written, its bytes split evenly, each at "
+                      "most the ceiling's arrays), its percentage the median over repetitions of its GB/s "
+                      "over the ceiling's in the same one; a smaller one against the cache-resident copy")
     return result
 
 
@@ -202,37 +207,42 @@ PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
 
 
 @contextmanager
-def streaming_probes(array_bytes: int, mode: Mode, threads: int, compiled: bool | None = None
+def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None
                      ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
-    """Calls of the streaming ceiling over three arrays of ``array_bytes`` bytes each (rounded down
-    to 64 bytes, at most the mode's ceiling arrays): ``{PROBE_1: one thread, PROBE_ALL: threads}``
-    (no PROBE_ALL for one thread), and what they are (``method``, ``probe``, ``array_bytes``,
-    ``threads``).
+    """Calls of the streaming ceiling that read ``inputs`` (1 or 2) arrays and write one, each of
+    ``array_bytes`` bytes (rounded down to 64 bytes, at most the mode's ceiling arrays):
+    ``{PROBE_1: one thread, PROBE_ALL: threads}`` (no PROBE_ALL for one thread), and what they
+    are (``method``, ``probe``, ``array_bytes``, ``streams``: arrays moved, ``threads``).
 
     With the compiled module (``compiled`` None: when it is the backend) the calls are
     ``fastbits._engine.stream_probe(out, a, b)``, the kernels' own loop with streaming stores on
-    fastbits' thread team; without it ``np.add`` over float64 arrays, on Python threads.
+    fastbits' thread team (one input: ``b`` is ``a``, read once from memory); without it
+    ``np.add`` over float64 arrays, on Python threads.
     """
     if compiled is None:
         compiled = fastbits.BACKEND == "cython"
+    if inputs not in (1, 2):
+        raise ValueError(f"streaming_probes: inputs must be 1 or 2, not {inputs!r}")
     nbytes = max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
-    info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "threads": threads}
+    info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "streams": inputs + 1, "threads": threads}
+    reads = "a, b" if inputs == 2 else "a (b is a)"
     pool = None
     if compiled:
         from fastbits import _engine
 
         a = np.full(nbytes, 0x5A, np.uint8)
-        b = np.full(nbytes, 0xC3, np.uint8)
+        b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
         out = np.zeros(nbytes, np.uint8)
         probes = {PROBE_1: lambda: _engine.stream_probe(out, a, b, 1)}
         if threads > 1:
             probes[PROBE_ALL] = lambda: _engine.stream_probe(out, a, b, threads)
         info |= {"method": "fastbits._engine.stream_probe(out, a, b): out = a ^ b bytewise with streaming "
-                           "stores on fastbits' thread team, bytes = 3 arrays (reads a, b; writes out)",
+                           f"stores on fastbits' thread team, bytes = {inputs + 1} arrays (reads {reads}; writes out)",
                  "probe": "stream_probe"}
     else:
         n = nbytes // 8
-        a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.zeros(n)
+        a, c = np.full(n, 1.0), np.zeros(n)
+        b = np.full(n, 2.0) if inputs == 2 else a
         probes = {PROBE_1: lambda: np.add(a, b, out=c)}
         if threads > 1:
             chunks = [slice(i * n // threads, (i + 1) * n // threads) for i in range(threads)]
@@ -243,7 +253,7 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, compiled: bool 
                     f.result()
 
             probes[PROBE_ALL] = parallel
-        info |= {"method": "np.add(a, b, out=c), float64, bytes = 3 arrays (reads a, b; writes c)",
+        info |= {"method": f"np.add(a, b, out=c), float64, bytes = {inputs + 1} arrays (reads {reads}; writes c)",
                  "probe": "np.add", "elements": n}
     try:
         yield probes, info
@@ -254,12 +264,15 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, compiled: bool 
 
 def measured_ceiling(info: dict[str, Any], stats: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The streaming ceiling of one case from its probes' timings (:func:`time_interleaved`'s
-    ``stats``, which holds PROBE_1 and, with threads, PROBE_ALL)."""
-    gigabytes = 3 * info["array_bytes"] / 1e9
-    t1 = stats[PROBE_1]["median_s"]
-    tT = stats[PROBE_ALL]["median_s"] if PROBE_ALL in stats else t1
-    return {"probe": info["probe"], "array_bytes": info["array_bytes"], "threads": info["threads"],
-            "gbps_1_thread": gigabytes / t1, "gbps_threads": gigabytes / tT, "reps": stats[PROBE_1]["reps"]}
+    ``stats``, which holds PROBE_1 and, with threads, PROBE_ALL): GB/s from the medians, and
+    the samples by repetition, against which :func:`against_ceiling` pairs the case's."""
+    gigabytes = info["streams"] * info["array_bytes"] / 1e9
+    one = stats[PROBE_1]
+    every = stats.get(PROBE_ALL, one)
+    return {"probe": info["probe"], "array_bytes": info["array_bytes"], "streams": info["streams"],
+            "threads": info["threads"], "gigabytes": gigabytes,
+            "gbps_1_thread": gigabytes / one["median_s"], "gbps_threads": gigabytes / every["median_s"],
+            "reps": one["reps"], "samples_1_thread_s": one["samples_s"], "samples_threads_s": every["samples_s"]}
 
 
 def _l2_bytes() -> int | None:
@@ -304,17 +317,29 @@ def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of:
     percentage of it. ``threads_of`` maps an implementation to its threads (None: all).
 
     The streaming ceiling is the record's own (``streaming_ceiling``, timed interleaved with the
-    case) when it has one, else the run's."""
+    case) when it has one, else the run's.  Against its own, a result's percentage is the median
+    over repetitions of its GB/s over the ceiling's in the same repetition (the GB/s columns are
+    of the medians)."""
     nbytes = record["bytes"]
     record["ceiling"] = None if not nbytes else "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache"
-    streaming = record.get("streaming_ceiling") or ceiling
+    own = record.get("streaming_ceiling")
+    streaming = own or ceiling
     for name, res in record["results"].items():
         if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None:
             continue
+        probe_samples = None
         if record["ceiling"] == "cache":
             gbps, label = ceiling["cache"]["gbps"], "cache copy, 1 thread"
         elif threads_of.get(name, 1) == 1:
             gbps, label = streaming["gbps_1_thread"], "streaming, 1 thread"
+            probe_samples = own and own["samples_1_thread_s"]
         else:
             gbps, label = streaming["gbps_threads"], f"streaming, {streaming['threads']} threads"
-        res.update(ceiling=label, ceiling_gbps=gbps, percent_of_ceiling=100 * res["gbps"] / gbps)
+            probe_samples = own and own["samples_threads_s"]
+        if probe_samples and len(probe_samples) == len(res.get("samples_s", ())):
+            # repetition by repetition: the machine's drift hits a sample and its ceiling alike
+            percent = statistics.median(100 * (nbytes / t) / (own["gigabytes"] * 1e9 / p)
+                                        for t, p in zip(res["samples_s"], probe_samples))
+        else:
+            percent = 100 * res["gbps"] / gbps
+        res.update(ceiling=label, ceiling_gbps=gbps, percent_of_ceiling=percent)
