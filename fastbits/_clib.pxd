@@ -88,4 +88,5 @@ cdef extern from "_c/bytes.h":
 cdef extern from "_c/pack.h":
     Py_ssize_t fb_packed_size(Py_ssize_t n, int bits) noexcept nogil
     void fb_pack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil
+    void fb_pack_mapped(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits, const uint8_t* map) noexcept nogil
     void fb_unpack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil

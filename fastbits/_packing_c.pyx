@@ -26,8 +26,8 @@ from libc.stdint cimport uint8_t
 import numpy as np
 
 from . import _packing_py, spec
-from ._clib cimport FB_OP_COPY, fb_kernel, fb_pack, fb_packed_size, fb_unpack
-from ._engine cimport MAXD, run_row
+from ._clib cimport fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
+from ._engine cimport MAXD
 from ._runtime cimport call_threads, new_array, parallel_threshold, run_pieces
 
 cnp.import_array()
@@ -38,7 +38,6 @@ __all__ = ["pack", "unpack"]
 cdef enum:
     NUM_DTYPES = 1024    # dtype numbers covered by the table (ml_dtypes' are user types, >= 256)
     NUM_CODES = 29       # ONNX DataType codes 0..28
-    CHUNK = 4096         # elements mapped at a time before packing (a multiple of 8)
 
 # Elements per piece of parallel work.
 cdef Py_ssize_t PIECE_ELEMS = 1 << 18
@@ -95,27 +94,12 @@ cdef struct Job:
 
 cdef void _run_range(const Job* job, Py_ssize_t e0, Py_ssize_t e1) noexcept nogil:
     """Elements [e0, e1) of the job, e0 a multiple of 8 (so a whole packed byte)."""
-    cdef uint8_t buf[CHUNK]
-    cdef fb_kernel k
-    cdef Py_ssize_t e, m
     if not job.pack:
         fb_unpack(job.elems + e0, job.packed + e0 // 8 * job.bits, e1 - e0, job.bits)
-        return
-    if job.byte_map == NULL:
+    elif job.byte_map == NULL:
         fb_pack(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits)
-        return
-    k.op = FB_OP_COPY
-    k.width = 1
-    k.swap = 0
-    k.mask = 0
-    k.stream = 0
-    k.byte_map = job.byte_map
-    e = e0
-    while e < e1:
-        m = e1 - e if e1 - e < CHUNK else CHUNK
-        run_row(&k, <char*>buf, <const char*>(job.elems + e), <const char*>(job.elems + e), m, 1, 1, 1)
-        fb_pack(job.packed + e // 8 * job.bits, buf, m, job.bits)
-        e += m
+    else:
+        fb_pack_mapped(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits, job.byte_map)
 
 
 cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:

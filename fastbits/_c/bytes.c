@@ -51,46 +51,26 @@ FB_CLONES static void mask_contiguous(uint8_t *o, const uint8_t *a, uint8_t mask
     for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i] & mask);
 }
 
-/* Byte maps.  A map that depends only on the low nibble of a byte and on whether its high nibble
-   is zero (every sub-byte map ml_dtypes gives: a type reads a value from the low bits, or also
-   looks at whether any high bit is set) is two 16-entry tables, which a byte shuffle looks up 16
-   bytes at a time (pshufb on x86-64, tbl on aarch64) where GCC's vector extensions give one;
-   any other map, and other compilers, look up one byte at a time. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FB_SHUFFLE 1
-typedef uint8_t fb_v16 __attribute__((vector_size(16)));
-
-static int map_splits(const uint8_t *map) {
-    int h;
-    for (h = 2; h < 16; h++)
-        if (memcmp(map + 16 * h, map + 16, 16) != 0) return 0;
-    return 1;
-}
-
-/* o[i] = map[a[i]] for a map that splits: map[0..15] below 16, map[16..31] from 16 up. */
+/* o[i] = map[a[i]] for a map that splits (bytes.h): map[0..15] below 16, map[16..31] from 16 up. */
+#if FB_SHUFFLE
 FB_CLONES static void map_split_contiguous(uint8_t *o, const uint8_t *a, fb_ssize n, const uint8_t *map) {
-    const fb_v16 low = {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15};
-    fb_v16 t0, t1, x, nibble, high;
+    fb_v16 t0, t1, x;
     fb_ssize i;
     memcpy(&t0, map, 16);
     memcpy(&t1, map + 16, 16);
     for (i = 0; i + 16 <= n; i += 16) {
         memcpy(&x, a + i, 16);
-        nibble = x & low;
-        high = (fb_v16)(x > low);
-        x = (__builtin_shuffle(t0, nibble) & ~high) | (__builtin_shuffle(t1, nibble) & high);
+        x = fb_map16(x, t0, t1);
         memcpy(o + i, &x, 16);
     }
     for (; i < n; i++) o[i] = map[a[i]];
 }
-#else
-#define FB_SHUFFLE 0
 #endif
 
 void fb_map_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, const uint8_t *byte_map) {
     fb_ssize i;
 #if FB_SHUFFLE
-    if (so == 1 && sa == 1 && n >= 64 && map_splits(byte_map)) {
+    if (so == 1 && sa == 1 && n >= 64 && fb_map_splits(byte_map)) {
         map_split_contiguous((uint8_t *)o, (const uint8_t *)a, n, byte_map);
         return;
     }

@@ -22,6 +22,36 @@ void fb_gather_tile(char *dst, const char *src, fb_ssize rows, fb_ssize cols, fb
    through (BitCast's copies of sub-byte types whose bits are not the low bits of the byte). */
 void fb_map_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, const uint8_t *byte_map);
 
+/* Byte maps 16 bytes at a time.  A map that depends only on the low nibble of a byte and on
+   whether its high nibble is zero (every sub-byte map ml_dtypes gives: a type reads a value from
+   the low bits, or also looks at whether any high bit is set) "splits" into two 16-entry tables,
+   which a byte shuffle looks up 16 bytes at a time (pshufb on x86-64, tbl on aarch64) where
+   GCC's vector extensions give one (FB_SHUFFLE 1); any other map, and other compilers, look up
+   one byte at a time.  Inline, for the packing loops (pack.c) as for the copies (bytes.c). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FB_SHUFFLE 1
+#include <string.h>
+typedef uint8_t fb_v16 __attribute__((vector_size(16)));
+
+/* 1 when ``map`` splits: map[16 * h + l] == map[16 + l] for every high nibble h >= 1. */
+static inline int fb_map_splits(const uint8_t *map) {
+    int h;
+    for (h = 2; h < 16; h++)
+        if (memcmp(map + 16 * h, map + 16, 16) != 0) return 0;
+    return 1;
+}
+
+/* map[x[i]] for the 16 bytes of x, a map that splits: t0 = map[0..15], t1 = map[16..31]. */
+static inline fb_v16 fb_map16(fb_v16 x, fb_v16 t0, fb_v16 t1) {
+    const fb_v16 low = {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15};
+    const fb_v16 nibble = x & low;
+    const fb_v16 high = (fb_v16)(x > low);
+    return (__builtin_shuffle(t0, nibble) & ~high) | (__builtin_shuffle(t1, nibble) & high);
+}
+#else
+#define FB_SHUFFLE 0
+#endif
+
 /* Ask for the cache lines of ``ncols`` columns of ``nbytes`` bytes each, ``col_stride`` apart,
    read along ``line_stride`` (a transposed tile the engine will gather next). */
 void fb_prefetch_tile(const char *p, fb_ssize line_stride, fb_ssize ncols, fb_ssize col_stride,

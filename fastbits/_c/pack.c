@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "bytes.h"
+
 fb_ssize fb_packed_size(fb_ssize n, int bits) { return (n / 8) * bits + ((n % 8) * bits + 7) / 8; }
 
 /* o[i] = the low nibbles of a[2i] (low) and a[2i+1] (high), for m whole output bytes. */
@@ -70,6 +72,47 @@ void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
     if (whole * per == n) return;
     for (i = whole * per; i < n; i++) last |= (a[i] & mask) << ((i - whole * per) * bits);
     o[whole] = (uint8_t)last; /* the padding bits stay zero */
+}
+
+#if FB_SHUFFLE
+/* pack4 of map[a[j]] for m whole output bytes, a map that splits: each step maps 16 bytes and
+   folds each pair into the low byte of its 16-bit lane (the high code shifted down by 4), then
+   keeps the even bytes. */
+FB_CLONES static void map_pack4(uint8_t *o, const uint8_t *a, fb_ssize m, const uint8_t *map) {
+    typedef uint16_t v8u16 __attribute__((vector_size(16)));
+    const fb_v16 codes = {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15};
+    const fb_v16 even = {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14};
+    fb_v16 t0, t1, x;
+    v8u16 w;
+    fb_ssize i;
+    memcpy(&t0, map, 16);
+    memcpy(&t1, map + 16, 16);
+    for (i = 0; i + 8 <= m; i += 8) {
+        memcpy(&x, a + 2 * i, 16);
+        w = (v8u16)(fb_map16(x, t0, t1) & codes);
+        x = __builtin_shuffle((fb_v16)(w | (w >> 4)), even);
+        memcpy(o + i, &x, 8);
+    }
+    for (; i < m; i++) o[i] = (uint8_t)((map[a[2 * i]] & 15) | (map[a[2 * i + 1]] & 15) << 4);
+}
+#endif
+
+void fb_pack_mapped(uint8_t *o, const uint8_t *a, fb_ssize n, int bits, const uint8_t *map) {
+    enum { CHUNK = 4096 }; /* bytes mapped at a time, a multiple of 8 */
+    uint8_t buf[CHUNK];
+    fb_ssize e, i, m;
+#if FB_SHUFFLE
+    if (bits == 4 && fb_map_splits(map)) {
+        map_pack4(o, a, n / 2, map);
+        if (n % 2) o[n / 2] = (uint8_t)(map[a[n - 1]] & 15); /* the padding bits stay zero */
+        return;
+    }
+#endif
+    for (e = 0; e < n; e += m) {
+        m = n - e < CHUNK ? n - e : CHUNK;
+        for (i = 0; i < m; i++) buf[i] = map[a[e + i]];
+        fb_pack(o + e / 8 * bits, buf, m, bits);
+    }
 }
 
 void fb_unpack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {

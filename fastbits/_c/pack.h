@@ -19,6 +19,13 @@ fb_ssize fb_packed_size(fb_ssize n, int bits);
    ``o``; the bits of the last byte past the n-th element are zero. */
 void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits);
 
+/* fb_pack of the bytes map[a[i]]: for a type whose bits are not the low bits of its byte
+   (float4e2m1, whose ml_dtypes byte may have a high bit set), ``map`` being its 256-entry table
+   of bits (fastbits.spec.subbyte_bits).  One pass where the map splits (bytes.h) and the
+   elements are of 4 bits: 16 bytes mapped by byte shuffles and packed into 8 per step; else the
+   bytes are mapped a chunk at a time, then packed. */
+void fb_pack_mapped(uint8_t *o, const uint8_t *a, fb_ssize n, int bits, const uint8_t *map);
+
 /* Unpack n elements of ``bits`` bits from the fb_packed_size(n, bits) bytes at ``a`` into the
    n bytes at ``o``: each element's bits in the low bits of its byte, the high bits zero.  The
    padding bits of the last byte are not read into any element. */
