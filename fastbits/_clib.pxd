@@ -13,7 +13,7 @@ cdef extern from "_c/platform.h":
 cdef extern from "_c/team.h":
     const int FB_MAX_THREADS
     ctypedef void (*fb_piece_fn)(void* ctx, Py_ssize_t piece, int slot) noexcept nogil
-    void fb_team_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
+    void fb_team_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, int quick) noexcept nogil
     int fb_threads_get() noexcept nogil
     void fb_threads_set(int n) noexcept nogil
     int fb_team_available() noexcept nogil

@@ -229,10 +229,10 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     cdef int nt = pl.nthreads
     cdef TeamCall call
     cdef Py_ssize_t nbytes = pl.total * pl.kernel.width
-    cdef Py_ssize_t threshold = parallel_threshold()
+    cdef Py_ssize_t work = nbytes
     if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
-        threshold = threshold // 8  # more work per byte: worth a helper sooner
-    if nbytes < threshold:
+        work = 8 * nbytes  # more work per byte: worth a helper sooner
+    if work < parallel_threshold():
         nt = 1
     if nt > nunits:
         nt = <int>nunits
@@ -246,7 +246,7 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
         call.npieces = 4 * nt
     if call.npieces > nunits:
         call.npieces = nunits
-    run_pieces(_run_piece, &call, call.npieces, nt - 1)
+    run_pieces(_run_piece, &call, call.npieces, nt - 1, work)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -481,4 +481,4 @@ def stream_probe(out, a, b, int threads):
     call.nbytes = vo.shape[0]
     call.npieces = max(1, min(threads, MAX_THREADS))
     with nogil:
-        run_pieces(_probe_piece, &call, call.npieces, <int>call.npieces - 1)
+        run_pieces(_probe_piece, &call, call.npieces, <int>call.npieces - 1, call.nbytes)

@@ -120,7 +120,7 @@ cdef void _run(Job* job) noexcept nogil:
     job.npieces = job.n // PIECE_ELEMS
     if job.npieces < 4 * nt:
         job.npieces = 4 * nt
-    run_pieces(_run_piece, job, job.npieces, nt - 1)
+    run_pieces(_run_piece, job, job.npieces, nt - 1, job.n)
 
 
 cdef void _start(Job* job) noexcept:

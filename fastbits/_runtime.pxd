@@ -8,8 +8,10 @@ from ._clib cimport fb_piece_fn
 cdef int call_threads() noexcept nogil
 
 # Run pieces [0, npieces) of fn on the caller and up to ``helpers`` helpers of the thread team
-# (fastbits/_c/team.h: fb_team_run).
-cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil
+# (fastbits/_c/team.h: fb_team_run).  ``work``: the call's bytes of output, times 8 for loops that
+# transpose or gather; under QUICK_WORK the call is a quick one, which wakes no sleeping helper
+# unless a stream of calls has begun.
+cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work) noexcept nogil
 
 # Output bytes from which streaming loops use the team (transposes and gathers: an 8th of it).
 cdef Py_ssize_t parallel_threshold() noexcept nogil

@@ -81,8 +81,13 @@ cdef int call_threads() noexcept nogil:
     return n if n < FB_MAX_THREADS else FB_MAX_THREADS
 
 
-cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers) noexcept nogil:
-    fb_team_run(fn, ctx, npieces, helpers)
+# A call with less work than this (bytes of output; some 100 µs on one thread) is quick: it is not
+# worth waking a sleeping helper for, unless a stream of calls has begun (fastbits/_c/team.h).
+cdef Py_ssize_t QUICK_WORK = 2 << 20
+
+
+cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work) noexcept nogil:
+    fb_team_run(fn, ctx, npieces, helpers, work < QUICK_WORK)
 
 
 cdef Py_ssize_t parallel_threshold() noexcept nogil:

@@ -95,7 +95,7 @@ static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t t
     job->tag = tag;
     job->max_slot = helpers < 0 ? 0 : helpers;
     job->spin = spin;
-    fb_team_run(fill_piece, job, npieces, helpers);
+    fb_team_run(fill_piece, job, npieces, helpers, (int)(tag & 1)); /* quick calls too */
     for (i = 0; i < npieces; i++)
         if (!job->ran[i]) { FAIL("piece %ld of %ld did not run", (long)i, (long)npieces); bad = 1; break; }
     for (i = 0; i < n; i++)
@@ -298,7 +298,7 @@ static void racy_piece(void *ctx, fb_ssize piece, int slot) {
 static int planted_race(void) {
     int call;
     fb_threads_set(4);
-    for (call = 0; call < 200; call++) fb_team_run(racy_piece, NULL, 64, 3);
+    for (call = 0; call < 200; call++) fb_team_run(racy_piece, NULL, 64, 3, 0);
     printf("tsan_team: the planted race ran (%ld) and TSan did not stop it\n", planted);
     return 0;
 }

@@ -282,18 +282,25 @@ def _team_calls():
     return info["helper_calls_watched"], info["helper_calls_woken"]
 
 
-def _second_call_after_a_pause(a):
-    """A team call, a pause of 50 ms, another team call: how the helper met the second one,
-    as the change of (calls watched, calls woken)."""
-    fastbits.bitwise_and(a, a)
-    time.sleep(0.05)
-    watched, woken = _team_calls()
-    fastbits.bitwise_and(a, a)
-    deadline = time.monotonic() + 5    # the helper counts the call when it sees it, maybe after it
-    while sum(_team_calls()) == watched + woken and time.monotonic() < deadline:
+def _counted(before, calls=1):
+    """(calls watched, calls woken) since ``before``, once the helper has counted ``calls`` calls
+    (it counts a call when it sees it, maybe after the call returned), or after 5 s."""
+    deadline = time.monotonic() + 5
+    while sum(_team_calls()) < sum(before) + calls and time.monotonic() < deadline:
         time.sleep(0.001)
     now = _team_calls()
-    return now[0] - watched, now[1] - woken
+    return now[0] - before[0], now[1] - before[1]
+
+
+def _second_call_after_a_pause(a):
+    """A team call, a pause of 50 ms, another team call: how the helper met the second one,
+    as the change of (calls watched, calls woken).  ``a`` is large enough (2 MiB) for a call that
+    is not a quick one."""
+    fastbits.bitwise_and(a, a)
+    time.sleep(0.05)
+    before = _team_calls()
+    fastbits.bitwise_and(a, a)
+    return _counted(before)
 
 
 @pytest.mark.compiled
@@ -305,11 +312,40 @@ def test_helpers_watch_for_the_next_call_for_spin_time():
 
     if not _runtime.runtime_info()["threads_available"]:
         pytest.skip("a build without the thread team")
-    a = np.ones(1 << 18, np.int32)
+    a = np.ones(1 << 19, np.int32)
     with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
         assert _second_call_after_a_pause(a) == ((1, 0) if _cpus.available_cpus() > 1 else (0, 1))
         fastbits.set_config(spin_time=0)
         assert _second_call_after_a_pause(a) == (0, 1)
+
+
+@pytest.mark.compiled
+def test_a_quick_call_wakes_no_helper_unless_calls_come_in_a_stream():
+    """A quick call (under 2 MiB of output) that finds the helpers asleep runs on its caller alone,
+    waking none, unless the previous call came within spin_time: then a stream has begun, and it
+    wakes them (to watch for the next).  With spin_time 0 no quick call ever wakes one."""
+    from fastbits import _runtime
+
+    if not _runtime.runtime_info()["threads_available"]:
+        pytest.skip("a build without the thread team")
+    big, quick = np.ones(1 << 19, np.int32), np.ones(1 << 16, np.int32)
+    info = fastbits.runtime_info
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=0.1):
+        fastbits.bitwise_and(big, big)       # helpers started; they watch 0.1 s, then sleep
+        time.sleep(0.3)
+        before, pieces = _team_calls(), info()["helper_pieces"]
+        assert np.array_equal(fastbits.bitwise_and(quick, quick), quick)    # the last call was 0.3 s ago
+        time.sleep(0.05)
+        assert _team_calls() == before and info()["helper_pieces"] == pieces
+        fastbits.bitwise_and(quick, quick)   # 50 ms after the last: a stream
+        assert _counted(before) == (0, 1)
+        fastbits.set_config(spin_time=0)
+        time.sleep(0.05)
+        before = _team_calls()
+        for _ in range(3):
+            assert np.array_equal(fastbits.bitwise_and(quick, quick), quick)
+        time.sleep(0.05)
+        assert _team_calls() == before
 
 
 @pytest.mark.compiled
@@ -320,7 +356,7 @@ def test_a_new_spin_time_stops_a_watching_helper_at_once():
 
     if not _runtime.runtime_info()["threads_available"] or _cpus.available_cpus() < 2:
         pytest.skip("no helper watches: a build without the thread team, or one CPU")
-    a = np.ones(1 << 18, np.int32)
+    a = np.ones(1 << 19, np.int32)
     with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
         assert _second_call_after_a_pause(a) == (1, 0)   # watching now
         fastbits.set_config(spin_time=0)
