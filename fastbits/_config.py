@@ -84,7 +84,7 @@ def set_config(
         ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
         threadpoolctl's ``threadpool_limits`` changes it too.
     parallel_threshold : int, optional
-        Output bytes from which a streaming loop uses the thread team (default 256 KiB; loops
+        Output bytes from which a streaming loop uses the thread team (default 768 KiB; loops
         that transpose or gather: an eighth of it).  0 uses the team for every call.
     output_pool : bool, optional
         Serve large fresh results from the output pool (default True where the pool exists:

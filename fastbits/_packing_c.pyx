@@ -11,7 +11,7 @@ through ``spec.check_unpack``, which raises the errors.
 The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
 through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
-``parallel_threshold`` (256 KiB by default) of unpacked elements or more is cut into pieces
+``parallel_threshold`` (768 KiB by default) of unpacked elements or more is cut into pieces
 the thread team shares (:mod:`fastbits._runtime`): a second thread measured 1.6 times faster
 from 1M int4 elements up (1.25 times at 512K).  The output is written with
 plain stores: streaming stores measured 20-30 % faster for 4M int4 elements on one thread but

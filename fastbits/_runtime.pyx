@@ -62,12 +62,13 @@ cdef int _spin_helpers = _cpus.available_cpus() - 1
 fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9), _spin_helpers)
 
 # Below this much output a loop runs on its caller alone.  Helpers that watch for the next call
-# answer it at once, and each thread keeps its share of the data in its cache, so a second core
-# pays from about 256 KiB of output (measured, 2 cores, back to back and after numpy's call:
-# 64K int32 & 14.2 -> 10.4 µs, 64K int64 & 28-31 -> 17-20 µs, pack of 256K int4 15.2 -> 9.8
-# µs; 32K int32, 128 KiB, gains nothing); loops that transpose or gather do more work per byte
-# and use the team from an eighth of it.
-cdef Py_ssize_t _parallel_bytes = 256 << 10
+# answer it at once, so a second core pays from about 768 KiB of int32 output (measured, 2
+# cores: 192K int32 & 1.16x faster on two threads, 128K int32 0.95x); loops that transpose or
+# gather do more work per byte and use the team from an eighth of it.  256 KiB was tried: 64K
+# int32 & 14.2 -> 10.4 µs back to back at one time, but at others (this VM's two CPUs seem not
+# always to share a cache) two threads took 20-25 µs where one took 14, and the suite's 64K rows
+# fell to 0.64-0.8x numpy's time.
+cdef Py_ssize_t _parallel_bytes = 768 << 10
 
 
 # A call that moves at least this many bytes (inputs read, result written) writes its result

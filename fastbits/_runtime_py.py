@@ -13,7 +13,7 @@ from . import _cpus, spec
 __all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_num_threads"]
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
-_settings = {"parallel_threshold": 256 << 10, "pool_threshold": 1 << 25,
+_settings = {"parallel_threshold": 768 << 10, "pool_threshold": 1 << 25,
              "stream_threshold": _cpus.default_stream_threshold(), "spin_time": _cpus.default_spin_time()}
 
 

@@ -67,7 +67,8 @@ typedef struct {
     int caller_cpu;         /* the CPU the last call was made on, or -1 (atomic) */
     long long last_call_ns; /* when the last call began (now_ns), 0 before the first */
     int joins;              /* helpers that joined the current call */
-    int missed;             /* calls in a row that no helper joined */
+    int missed;             /* calls in a row that no helper joined, though one should have */
+    long long woken_ns;     /* when sleeping helpers were last woken and none has run since, or 0 */
     long tids[FB_MAX_THREADS]; /* each helper's thread id (Linux), 0 where unknown */
     fb_piece_fn fn;
     void *ctx;
@@ -200,6 +201,7 @@ static void *helper_main(void *arg) {
             team.sleeping++;
             while (team.call == seen) pthread_cond_wait(&team.wake, &team.mu);
             team.sleeping--;
+            team.woken_ns = 0;
             if (slot <= team.allowed) { /* a helper this call could use */
                 if (slept)
                     team.woken++;
@@ -246,12 +248,16 @@ static int grow(int want) {
     return team.started;
 }
 
-/* After a call that no helper joined (called with mu held): a second such call in a row means
-   the helpers, watching or woken, cannot get a CPU, most likely because they share the caller's,
-   where one that watches yields to the caller and one woken waits for it; move them off it. */
-static void after_call(int cpu, int helpers) {
+/* After a call (called with mu held): ``awake`` helpers were watching at its start.  A second
+   call in a row that no helper joined though one was watching, or had been woken more than
+   FB_TEAM_STARVED_NS before, means the helpers cannot get a CPU, most likely because they share
+   the caller's, where one that watches yields to the caller and one woken waits for it; move
+   them off it.  (A helper still waking up is no reason: the kernel takes tens of microseconds.) */
+#define FB_TEAM_STARVED_NS 500000LL
+static void after_call(int awake, int cpu, int helpers) {
     int slot;
-    if (team.joins > 0) {
+    const int starved = awake > 0 || (team.woken_ns != 0 && now_ns() - team.woken_ns > FB_TEAM_STARVED_NS);
+    if (team.joins > 0 || !starved) {
         team.missed = 0;
         return;
     }
@@ -264,7 +270,7 @@ static void after_call(int cpu, int helpers) {
 void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int quick) {
     fb_ssize piece;
     long long now, last;
-    int cpu, s, nshares;
+    int awake, cpu, s, nshares;
     if (helpers > 0) {
         now = now_ns();
         pthread_mutex_lock(&team.mu);
@@ -287,13 +293,17 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int q
             for (s = 0; s < nshares; s++)
                 __atomic_store_n(&shares[s].next, (fb_ssize)s * npieces / nshares, __ATOMIC_RELAXED);
             __atomic_store_n(&team.call, team.call + 1, __ATOMIC_RELEASE);
-            if (team.sleeping > 0) pthread_cond_broadcast(&team.wake); /* spinning helpers see it */
+            awake = team.started - team.sleeping;
+            if (team.sleeping > 0) {
+                pthread_cond_broadcast(&team.wake); /* watching helpers see the call number */
+                if (team.woken_ns == 0) team.woken_ns = now;
+            }
             pthread_mutex_unlock(&team.mu);
             run_pieces(fn, ctx, npieces, nshares, 0);
             pthread_mutex_lock(&team.mu);
             team.open = 0;
             while (team.joined > 0) pthread_cond_wait(&team.idle, &team.mu);
-            after_call(cpu, helpers);
+            after_call(awake, cpu, helpers);
             team.busy = 0;
             team.fn = NULL;
             team.ctx = NULL;
@@ -313,6 +323,7 @@ static void after_fork_child(void) {
     pthread_cond_init(&team.idle, NULL);
     team.started = 0;
     team.missed = 0;
+    team.woken_ns = 0;
     team.busy = 0;
     team.open = 0;
     team.joined = 0;
