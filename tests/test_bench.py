@@ -295,11 +295,15 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
         return Case("contiguous", f"and uint8 n={n}", "and",
                     lambda rng: {"a": np.full(n, 0x5A, np.uint8), "b": np.full(n, 0x3C, np.uint8)}, "s")
 
-    big = run_case(case(OUT_OF_CACHE_BYTES // 3 + 1), impls, mode, np.random.default_rng(0), 2)
+    n = OUT_OF_CACHE_BYTES // 3 + 1
+    big = run_case(case(n), impls, mode, np.random.default_rng(0), 2)
     own = big["streaming_ceiling"]
     assert own["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
     assert own["streams"] == 3    # reads a and b, writes the result
-    assert own["array_bytes"] == min(big["bytes"] // 3, 8 * mode.ceiling_elems) // 64 * 64
+    if fastbits.BACKEND == "cython":   # over the case's own a and b, whatever their size
+        assert own["arrays"] == "the case's" and own["array_bytes"] == n
+    else:
+        assert own["arrays"] == "fresh" and own["array_bytes"] == min(n, 8 * mode.ceiling_elems) // 64 * 64
     assert own["threads"] == 2 and own["reps"] == mode.min_reps
     assert own["gbps_1_thread"] > 0 and own["gbps_threads"] > 0
     assert len(own["samples_1_thread_s"]) == len(own["samples_threads_s"]) == mode.min_reps
@@ -314,10 +318,39 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
         assert big["results"]["fastbits-c"]["ceiling_gbps"] == own["gbps_threads"]
     unary = Case("not", "not uint8", "not", lambda rng: {"a": np.full(OUT_OF_CACHE_BYTES // 2, 7, np.uint8)}, "s")
     one_stream = run_case(unary, impls, mode, np.random.default_rng(0), 2)["streaming_ceiling"]
-    assert one_stream["streams"] == 2 and one_stream["array_bytes"] == min(OUT_OF_CACHE_BYTES // 2, 8 * mode.ceiling_elems)
+    assert one_stream["streams"] == 2
+    strided = Case("strided", "and uint8 [::2]", "and",
+                   lambda rng: {"a": np.zeros(OUT_OF_CACHE_BYTES, np.uint8)[::2],
+                                "b": np.zeros(OUT_OF_CACHE_BYTES // 2, np.uint8)}, "s")
+    fresh = run_case(strided, impls, mode, np.random.default_rng(0), 2)["streaming_ceiling"]
+    assert fresh["arrays"] == "fresh" and fresh["streams"] == 3
+    assert fresh["array_bytes"] == min(3 * OUT_OF_CACHE_BYTES // 2 // 3, 8 * mode.ceiling_elems) // 64 * 64
     small = run_case(case(1000), impls, mode, np.random.default_rng(0), 2)
     assert "streaming_ceiling" not in small
     assert "streaming_ceiling" not in run_case(case(OUT_OF_CACHE_BYTES), impls, mode, np.random.default_rng(0))
+
+
+def test_probe_operands():
+    """The case's own arrays for its ceiling: its out (or a fresh one) and its result-sized
+    contiguous operands, as flat bytes; None for strided operands, BitCast and packing."""
+    import numpy as np
+
+    from fastbits._bench.cases import Case, probe_operands
+
+    def own(op, **arrays):
+        return probe_operands(Case("g", "n", op, lambda rng: arrays, "s"), arrays)
+
+    a, b, out = (np.zeros((64, 64), np.int32) for _ in range(3))
+    row = np.zeros(64, np.int32)
+    got = own("and", a=a, b=b, out=out)
+    assert [x.dtype for x in got] == [np.uint8] * 3 and [x.nbytes for x in got] == [a.nbytes] * 3
+    assert np.shares_memory(got[0], out) and np.shares_memory(got[1], a) and np.shares_memory(got[2], b)
+    o, x, y = own("or", a=a, b=row)          # one stream: b is a; a fresh out
+    assert y is x and np.shares_memory(x, a) and not np.shares_memory(o, out) and o.nbytes == a.nbytes
+    unary = own("not", a=a)
+    assert unary[2] is unary[1] and np.shares_memory(unary[1], a)
+    assert own("and", a=a.T, b=b) is None and own("and", a=a[:, ::2], b=b[:, ::2]) is None
+    assert own("bitcast", x=a) is None and own("pack", x=a) is None
 
 
 def test_read_streams():

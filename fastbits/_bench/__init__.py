@@ -25,9 +25,11 @@ reference evaluator, in one process:
   3-stream ``np.add`` stands in, and the header says so), and the
   cache-resident copy (``np.copyto`` of warm arrays in the L2 cache). A case
   that moves at least :data:`~.timing.OUT_OF_CACHE_BYTES` (8 MiB, elements read
-  + written) also times the streaming probe on arrays of its size (as many
-  read streams as the case reads, 1 or 2, and one written; its bytes split
-  evenly, each array at most the ceiling's), on one thread and on all,
+  + written) also times the streaming probe over its own arrays (as many read
+  streams as the case reads, 1 or 2, and one written: its operands and its
+  ``out`` where they are contiguous and of the result's size, so that the
+  probe moves the very memory the case does; else fresh arrays of its size,
+  its bytes split evenly, each at most the ceiling's), on one thread and on all,
   interleaved with its implementations' samples; its rows are measured against
   that ceiling at the threads of each implementation (1 for numpy,
   fastbits-c-1t, fastbits-py, ort-1t and onnx-ref; all for fastbits-c and ort),

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cases import Case, bytes_moved, read_streams
+from .cases import Case, bytes_moved, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
 from .timing import OUT_OF_CACHE_BYTES, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
 
@@ -41,9 +41,9 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     """Build the case's arrays, check and time every implementation: the case's record of the report.
 
     With ``ceiling_threads``, a case that moves at least OUT_OF_CACHE_BYTES also times the
-    streaming ceiling on arrays of its size, reading as many streams as it does (1 or 2), on one
-    thread and on ``ceiling_threads``, interleaved with its implementations: the record's
-    ``streaming_ceiling``."""
+    streaming ceiling on its own arrays (or fresh ones of its size), reading as many streams as it
+    does (1 or 2), on one thread and on ``ceiling_threads``, interleaved with its implementations:
+    the record's ``streaming_ceiling``."""
     arrays = case.build(rng)
     numpy_fn = numpy_prepare(case, arrays)
     expected = np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True)
@@ -83,7 +83,8 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     streaming = None
     if fns and ceiling_threads is not None and nbytes >= OUT_OF_CACHE_BYTES:
         inputs = read_streams(case, arrays)
-        with streaming_probes(nbytes // (inputs + 1), mode, ceiling_threads, inputs) as (probes, info):
+        own = probe_operands(case, arrays)
+        with streaming_probes(nbytes // (inputs + 1), mode, ceiling_threads, inputs, own=own) as (probes, info):
             timed = time_interleaved(fns | probes, mode, rng)
         streaming = measured_ceiling(info, timed)
         for name in probes:

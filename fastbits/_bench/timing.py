@@ -181,9 +181,10 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
     result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written) is measured "
                       "against the streaming ceiling at the threads its implementation uses (1, or all: "
-                      "fastbits-c and ort), timed interleaved with the case on arrays of its size (as many "
-                      "read streams as the case, 1 or 2, and one written, its bytes split evenly, each at "
-                      "most the ceiling's arrays), its percentage the median over repetitions of its GB/s "
+                      "fastbits-c and ort), timed interleaved with the case, reading as many streams as the "
+                      "case (1 or 2) and writing one: the case's own arrays where they are contiguous and of "
+                      "its result's size, else fresh ones of its size (its bytes split evenly, each at most "
+                      "the ceiling's arrays); its percentage is the median over repetitions of its GB/s "
                       "over the ceiling's in the same one; a smaller one against the cache-resident copy")
     return result
 
@@ -207,32 +208,41 @@ PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
 
 
 @contextmanager
-def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None
+def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None,
+                     own: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                      ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
     """Calls of the streaming ceiling that read ``inputs`` (1 or 2) arrays and write one, each of
     ``array_bytes`` bytes (rounded down to 64 bytes, at most the mode's ceiling arrays):
     ``{PROBE_1: one thread, PROBE_ALL: threads}`` (no PROBE_ALL for one thread), and what they
-    are (``method``, ``probe``, ``array_bytes``, ``streams``: arrays moved, ``threads``).
+    are (``method``, ``probe``, ``array_bytes``, ``streams``: arrays moved, ``threads``,
+    ``arrays``: "the case's" or "fresh").
 
     With the compiled module (``compiled`` None: when it is the backend) the calls are
     ``fastbits._engine.stream_probe(out, a, b)``, the kernels' own loop with streaming stores on
-    fastbits' thread team (one input: ``b`` is ``a``, read once from memory); without it
-    ``np.add`` over float64 arrays, on Python threads.
+    fastbits' thread team (one input: ``b`` is ``a``, read once from memory), over ``own``
+    (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size: the ceiling then moves
+    the very memory the case does) or fresh arrays; without it ``np.add`` over fresh float64
+    arrays, on Python threads.
     """
     if compiled is None:
         compiled = fastbits.BACKEND == "cython"
     if inputs not in (1, 2):
         raise ValueError(f"streaming_probes: inputs must be 1 or 2, not {inputs!r}")
-    nbytes = max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
-    info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "streams": inputs + 1, "threads": threads}
+    own = own if compiled else None
+    nbytes = own[0].nbytes if own else max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
+    info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "streams": inputs + 1, "threads": threads,
+                            "arrays": "the case's" if own else "fresh"}
     reads = "a, b" if inputs == 2 else "a (b is a)"
     pool = None
     if compiled:
         from fastbits import _engine
 
-        a = np.full(nbytes, 0x5A, np.uint8)
-        b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
-        out = np.zeros(nbytes, np.uint8)
+        if own:
+            out, a, b = own
+        else:
+            a = np.full(nbytes, 0x5A, np.uint8)
+            b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
+            out = np.zeros(nbytes, np.uint8)
         probes = {PROBE_1: lambda: _engine.stream_probe(out, a, b, 1)}
         if threads > 1:
             probes[PROBE_ALL] = lambda: _engine.stream_probe(out, a, b, threads)
@@ -270,7 +280,7 @@ def measured_ceiling(info: dict[str, Any], stats: dict[str, dict[str, Any]]) -> 
     one = stats[PROBE_1]
     every = stats.get(PROBE_ALL, one)
     return {"probe": info["probe"], "array_bytes": info["array_bytes"], "streams": info["streams"],
-            "threads": info["threads"], "gigabytes": gigabytes,
+            "arrays": info["arrays"], "threads": info["threads"], "gigabytes": gigabytes,
             "gbps_1_thread": gigabytes / one["median_s"], "gbps_threads": gigabytes / every["median_s"],
             "reps": one["reps"], "samples_1_thread_s": one["samples_s"], "samples_threads_s": every["samples_s"]}
 
