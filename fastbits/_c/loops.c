@@ -275,9 +275,12 @@ static FB_ALWAYS_INLINE void fused_lines(int op, int kind, char *o, const char *
 }
 
 #define DEFINE_FUSED_BYTES(NAME, OP)                                                              \
-    /* not inlined: the kernels and fb_stream_probe run this very code */                     \
-    FB_NOINLINE static void NAME##_stream_bytes(char *o, const char *a, const char *b,            \
-                                                fb_ssize nbytes, int kind) {                      \
+    /* not inlined: the kernels and fb_stream_probe run this very code.  Cloned: the AVX2      \
+       clone's VEX loads fold into the op (vpand x, [mem]), one instruction fewer a vector than \
+       SSE2's movdqu + pand, and streams 6-10 % faster (16M int32 AND out=: 24.5 -> 25.9 GB/s \
+       on two threads, 19.2 -> 21.2 on one, 6 alternating runs of each build) */            \
+    FB_NOINLINE FB_CLONES static void NAME##_stream_bytes(char *o, const char *a, const char *b,  \
+                                                          fb_ssize nbytes, int kind) {            \
         if (kind == 0) fused_lines(OP, 0, o, a, b, nbytes);                                       \
         else if (kind == 1) fused_lines(OP, 1, o, a, b, nbytes);                                  \
         else fused_lines(OP, 2, o, a, b, nbytes);                                                 \
