@@ -476,6 +476,26 @@ def test_streamed_rows_every_width(op, dtype, threads):
             assert_same_bits(out, expected, context=(op, len(operands[0].shape), shift))
 
 
+@pytest.mark.parametrize("to", ["UINT8", "INT16", "FLOAT", "INT64", "COMPLEX128"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_streamed_bitcast_copies(n, to, threads):
+    """BitCast copies written with streaming stores (stream_threshold=0): a contiguous row copied
+    by the OR loop with a zero vector, its head and tail by memcpy, from inputs on and off an
+    element and a 16-byte boundary, of lengths that leave a tail; the same bytes as the input,
+    on one thread and two (pieces of the copy); a row of 8 MiB or more goes to memcpy."""
+    C.set_num_threads(n)
+    dtype = fastbits.spec.numpy_dtype(DataType[to])
+    itemsize = dtype.itemsize
+    raw = np.random.default_rng(itemsize).integers(0, 256, (1 << 20) + 4099 * 16 + 1, dtype=np.uint8)
+    for offset in (0, 1, 8):
+        for count in ((1 << 20) // itemsize + 4099, (9 << 20) // itemsize + 3):
+            src = np.resize(raw, offset + count * itemsize)[offset:].view(dtype)
+            with fastbits.config_context(stream_threshold=0):
+                got = C.bitcast(src, to, copy=True)
+            assert not np.shares_memory(got, src)
+            assert got.tobytes() == src.tobytes(), (to, offset, count)
+
+
 @pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
 @pytest.mark.parametrize("dtype", [np.uint32, np.int64])
 @pytest.mark.parametrize("n", [1, 2])

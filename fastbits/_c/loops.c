@@ -323,6 +323,25 @@ DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
         NAME##_v(o + i, a + i, n - i);                                                            \
         fb_stream_fence();                                                                        \
     }
+
+/* A contiguous copy of nbytes with streaming stores (BitCast's large copies, a piece of one at a
+   time): o = a | 0, the OR loop with a zero vector, its head and tail by memcpy.  memcpy of each
+   piece had stored through the cache (glibc streams only copies of about the cache's size and
+   more, and a piece is not), so that each result line was read before it was written: a 16M
+   float32 -> int32 copy took 7.8 ms on two threads, 7.4 on one; 5.0 ms on two this way.  A row
+   of FB_MEMCPY_STREAMS bytes or more (a copy on one thread) still goes to memcpy, whose own
+   streaming loop is faster than this one (7.4 against 9.5 ms). */
+#define FB_MEMCPY_STREAMS ((fb_ssize)8 << 20)
+static void stream_copy(char *o, const char *a, fb_ssize nbytes) {
+    FB_ALIGNED(16) static const char zero[16] = {0};
+    fb_ssize head = (fb_ssize)((16 - ((uintptr_t)o & 15)) & 15), body;
+    if (head > nbytes) head = nbytes;
+    memcpy(o, a, (size_t)head);
+    body = (nbytes - head) / 64 * 64;
+    or_stream_bytes(o + head, a + head, zero, body, 1);
+    memcpy(o + head + body, a + head + body, (size_t)(nbytes - head - body));
+    fb_stream_fence();
+}
 #else
 #define STREAM_FUSED(NAME, T, S, W, OP) STREAM_CHUNKED(NAME, T, S, W, OP)
 #define STREAM_FUSED_NOT(NAME, T, S, W, EXPR)                                                     \
@@ -547,6 +566,11 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     fb_ssize done;
     if (k->op == FB_OP_COPY) {
         if (k->byte_map) fb_map_row(o, so, a, sa, n, k->byte_map);
+#if FB_STREAM
+        else if (!k->swap && !k->mask && so == k->width && sa == k->width && n * k->width < FB_MEMCPY_STREAMS &&
+                 row_streams(k->stream, o, n, k->width))
+            stream_copy(o, a, n * k->width);
+#endif
         else fb_copy_row(o, so, a, sa, n, k->width, k->swap, k->mask);
         return;
     }
