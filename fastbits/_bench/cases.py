@@ -335,11 +335,16 @@ def select(mode: str, pattern: str | None = None) -> list[Case]:
     return chosen
 
 
+def _result_bytes(xs: list[Any]) -> int:
+    """Bytes of an elementwise call's result: its operands' broadcast shape, their itemsize."""
+    return int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
+
+
 def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     """Bytes of the elements read and written by one call (0 for a BitCast view)."""
     if case.op in ELEMENTWISE:
         xs = operands(arrays)
-        return sum(x.nbytes for x in xs) + int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
+        return sum(x.nbytes for x in xs) + _result_bytes(xs)
     x = arrays["x"]
     if case.op in ("pack", "unpack"):  # the unpacked elements and the packed bytes
         return x.nbytes + spec.packed_size(spec.datatype_of(x.dtype), x.size)
@@ -356,7 +361,7 @@ def read_streams(case: Case, arrays: dict[str, Any]) -> int:
     if case.op not in ELEMENTWISE:
         return 1
     xs = operands(arrays)
-    out = int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
+    out = _result_bytes(xs)
     return max(1, sum(1 for x in xs if 2 * x.nbytes >= out))
 
 
@@ -369,9 +374,10 @@ def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray, np.n
     if case.op not in ELEMENTWISE:
         return None
     xs = operands(arrays)
-    nbytes = int(np.prod(np.broadcast_shapes(*(x.shape for x in xs)))) * xs[0].itemsize
+    nbytes = _result_bytes(xs)
     streams = [x for x in xs if isinstance(x, np.ndarray) and x.nbytes == nbytes and x.flags.c_contiguous]
-    if not nbytes or len(streams) < read_streams(case, arrays):
+    inputs = read_streams(case, arrays)
+    if not nbytes or len(streams) < inputs:
         return None
     out = arrays.get("out")
     if out is None or not out.flags.c_contiguous:
@@ -380,4 +386,4 @@ def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray, np.n
         return x.reshape(-1).view(np.uint8)
 
     a = flat(streams[0])
-    return flat(out), a, (flat(streams[1]) if read_streams(case, arrays) == 2 else a)
+    return flat(out), a, (flat(streams[1]) if inputs == 2 else a)

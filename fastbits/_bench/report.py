@@ -213,7 +213,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
                      f"{ceiling['gbps_threads']:.1f} GB/s ({ceiling['threads']} threads)"
                      + (f"; cache copy: {ceiling['cache']['gbps']:.1f} GB/s" if ceiling.get("cache") else "")
                      + f"; % of ceiling: of the streaming one from {ceiling.get('out_of_cache_bytes', 0) >> 20} MiB "
-                     "moved (timed with the case, on arrays of its size), at the implementation's threads, "
+                     "moved (timed with the case, over its own arrays where they are contiguous), at the "
+                     "implementation's threads, "
                      "else of the cache copy.")
     lines += ["", fmt(cols), "|" + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"]
     lines += [fmt(r) for r in rows]

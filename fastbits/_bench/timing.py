@@ -172,8 +172,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     """
     with streaming_probes(8 * mode.ceiling_elems, mode, threads) as (probes, info):
         t1, tT = _ceiling_samples(probes[PROBE_1], probes.get(PROBE_ALL), mode.ceiling_reps)
-    result = info | {"gbps_1_thread": 3 * info["array_bytes"] / t1 / 1e9,
-                     "gbps_threads": 3 * info["array_bytes"] / (tT or t1) / 1e9}   # 3 streams
+    gigabytes = info["streams"] * info["array_bytes"] / 1e9
+    result = info | {"gbps_1_thread": gigabytes / t1, "gbps_threads": gigabytes / (tT or t1)}
     if info["probe"] != "stream_probe":
         result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled stream_probe, "
                               "np.add over three float64 arrays instead (no streaming stores)")

@@ -334,8 +334,8 @@ DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
 #define FB_MEMCPY_STREAMS ((fb_ssize)8 << 20)
 static void stream_copy(char *o, const char *a, fb_ssize nbytes) {
     FB_ALIGNED(16) static const char zero[16] = {0};
-    fb_ssize head = (fb_ssize)((16 - ((uintptr_t)o & 15)) & 15), body;
-    if (head > nbytes) head = nbytes;
+    const fb_ssize head = HEAD_ELEMS(char, o, nbytes);
+    fb_ssize body;
     memcpy(o, a, (size_t)head);
     body = (nbytes - head) / 64 * 64;
     or_stream_bytes(o + head, a + head, zero, body, 1);

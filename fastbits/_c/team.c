@@ -270,15 +270,15 @@ static void after_call(int awake, int cpu, int helpers) {
 void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int quick) {
     fb_ssize piece;
     long long now, last;
-    int awake, cpu, s, nshares;
+    int awake, cpu, s, nshares, alone;
     if (helpers > 0) {
         now = now_ns();
         pthread_mutex_lock(&team.mu);
         last = team.last_call_ns;
         team.last_call_ns = now;
-        if (quick && team.sleeping >= team.started && (last == 0 || now - last > fb_team_get_spin())) {
-            /* a short call, no helper watching, and none called for lately: alone, waking none */
-        } else if (!team.busy && grow(helpers) > 0) {
+        /* a short call, no helper watching, and none called for lately: alone, waking none */
+        alone = quick && team.sleeping >= team.started && (last == 0 || now - last > fb_team_get_spin());
+        if (!alone && !team.busy && grow(helpers) > 0) {
             team.busy = 1;
             team.open = 1;
             team.allowed = helpers;
