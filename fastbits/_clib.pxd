@@ -28,6 +28,30 @@ cdef extern from "_c/team.h":
     long fb_team_get_spin() noexcept nogil
 
 
+cdef extern from "_c/tune.h":
+    const int FB_TUNE_CACHED
+    const int FB_TUNE_STREAMED_1
+    const int FB_TUNE_STREAMED_2
+    const int FB_TUNE_CLASSES
+    const double FB_TUNE_MARGIN
+    void fb_tuned_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work, int quick,
+                      int kind) noexcept nogil
+    void fb_tune_set(int on) noexcept nogil
+    int fb_tune_get() noexcept nogil
+    int fb_tune_init() noexcept nogil
+    ctypedef struct fb_tune_class_t:
+        Py_ssize_t work_from
+        Py_ssize_t work_to
+        int kind
+        int helpers
+        int team
+        Py_ssize_t calls_alone
+        Py_ssize_t calls_team
+        Py_ssize_t duels
+        Py_ssize_t switches
+    int fb_tune_report(fb_tune_class_t* out) noexcept nogil
+
+
 cdef extern from "_c/pool.h":
     ctypedef struct fb_pool_stats_t:
         size_t hits

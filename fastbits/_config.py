@@ -26,8 +26,8 @@ __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "se
 
 
 #: The settings' names, as get_config reports them and set_config takes them.
-_SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time",
-             "stream_threshold")
+_SETTINGS = ("adaptive_threads", "num_threads", "output_pool", "parallel_threshold", "pool_threshold",
+             "spin_time", "stream_threshold")
 
 
 def get_config() -> dict[str, Any]:
@@ -44,6 +44,8 @@ def get_config() -> dict[str, Any]:
         ``stream_threshold``: the bytes a call moves (inputs read and result written) from
         which it writes its result with streaming stores, around the cache.  ``spin_time``:
         the seconds the thread team's helpers watch for the next call before they sleep.
+        ``adaptive_threads``: whether a call under 64 MiB of work may run on its caller alone
+        where timing calls like it shows the team to be no faster.
     """
     return _runtime.current_config()
 
@@ -72,6 +74,7 @@ def set_config(
     pool_threshold: int | None = None,
     stream_threshold: int | None = None,
     spin_time: float | None = None,
+    adaptive_threads: bool | None = None,
     **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
@@ -84,8 +87,8 @@ def set_config(
         ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
         threadpoolctl's ``threadpool_limits`` changes it too.
     parallel_threshold : int, optional
-        Output bytes from which a streaming loop uses the thread team (default 768 KiB; loops
-        that transpose or gather: an eighth of it).  0 uses the team for every call.
+        Output bytes from which a streaming loop may use the thread team (default 256 KiB;
+        loops that transpose or gather: an eighth of it).  0 lets every call use it.
     output_pool : bool, optional
         Serve large fresh results from the output pool (default True where the pool exists:
         not in sanitizer builds, nor on platforms without ``MADV_FREE``, where it stays False).
@@ -108,6 +111,19 @@ def set_config(
         CPU (at most as many helpers watch as there are CPUs beside the caller's).  0 sends
         helpers to sleep at once.  Applies at once, also to helpers watching now; the pure
         path keeps the value and ignores it.
+    adaptive_threads : bool, optional
+        Let each call from ``parallel_threshold`` to 64 MiB of work run on the team or on its
+        caller alone, whichever has been faster for calls like it (default True; False when
+        ``OMP_DYNAMIC=false``).  Calls are sorted by size (powers of two) and by what they
+        move (result through the cache, streamed with one input, streamed with two); now and
+        then a class times a dozen calls both ways (the first of each run of three untimed)
+        and keeps the team only when its median time is at least 5 % lower.  A second thread
+        pays for a call of a few MiB on some machines and states and not on others (measured
+        on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone, 409 µs on
+        two threads; with a second array 545 µs alone, 351 µs on two).  False: every call from
+        ``parallel_threshold`` uses the team.  ``runtime_info()["thread_choices"]`` shows the
+        classes' choices.  Turning it on forgets what was measured; the pure path keeps the
+        value and ignores it.
 
     Raises
     ------
@@ -134,6 +150,8 @@ def set_config(
         spin_time = _seconds("spin_time", spin_time)
     if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
         raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
+    if adaptive_threads is not None and not isinstance(adaptive_threads, (bool, np.bool_)):
+        raise ArgumentTypeError(f"set_config: 'adaptive_threads' must be True or False, not {adaptive_threads!r}")
     _runtime.configure(
         num_threads=num_threads,
         parallel_threshold=parallel_threshold,
@@ -141,6 +159,7 @@ def set_config(
         pool_threshold=pool_threshold,
         stream_threshold=stream_threshold,
         spin_time=spin_time,
+        adaptive_threads=None if adaptive_threads is None else bool(adaptive_threads),
     )
 
 
@@ -176,6 +195,12 @@ def runtime_info() -> dict[str, Any]:
     ``helper_threads`` (helpers started so far) and ``helper_pieces`` (pieces of work they ran);
     ``helper_calls_watched`` and ``helper_calls_woken`` (calls a helper saw while it watched
     for them, and calls it had to be woken from sleep for: see ``spin_time``);
+    ``thread_choices`` (the thread tuner's classes that have had calls, see
+    ``adaptive_threads``: each a dict of ``work_from`` and ``work_to``, its calls' range of work
+    in bytes; ``kind``, ``"cached"``, ``"streamed, 1 input"`` or ``"streamed, 2 inputs"``;
+    ``threads``, what its calls use now; ``calls_alone`` and ``calls_team``; ``duels``, the
+    timed comparisons decided, and ``switches``, those that changed the choice; an empty list
+    on the pure path);
     ``output_pool_available``; ``pool_hits`` and ``pool_misses`` (large fresh results served
     from an idle block, or from new memory); ``pool_idle_bytes`` and ``pool_idle_blocks``
     (held now); ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds);

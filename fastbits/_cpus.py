@@ -10,6 +10,10 @@ its result around the cache (streaming stores), since it could not stay there an
 
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
+
+Adaptive threads: whether a call of a few MiB may run on its caller alone where timing shows the
+team to be no faster; on, unless ``OMP_DYNAMIC=false`` (OpenMP's way to ask for the thread
+count as set, never adjusted).
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ import os
 import warnings
 
 __all__ = [
-    "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time", "default_stream_threshold",
-    "last_level_cache_bytes",
+    "available_cpus", "cgroup_cpu_limit", "default_adaptive_threads", "default_num_threads", "default_spin_time",
+    "default_stream_threshold", "last_level_cache_bytes",
 ]
 
 #: The streaming threshold where the system does not say how large its caches are.
@@ -173,3 +177,9 @@ def default_spin_time() -> float:
     """Seconds the team's helpers watch for the next call before they sleep: :data:`SPIN_TIME`,
     or 0 when ``OMP_WAIT_POLICY`` is ``passive``."""
     return 0.0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else SPIN_TIME
+
+
+def default_adaptive_threads() -> bool:
+    """Whether the thread tuner chooses between one thread and the team: True, unless
+    ``OMP_DYNAMIC`` is ``false`` (any case)."""
+    return os.environ.get("OMP_DYNAMIC", "").strip().lower() != "false"

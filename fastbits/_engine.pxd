@@ -19,6 +19,7 @@ cdef struct Plan:
     int nthreads             # threads this call may use
     bint transposed[3]       # LOOP_BLOCKED: inputs read through a transposed tile
     Py_ssize_t total         # elements of the result
+    Py_ssize_t moved         # bytes it reads and writes (each input's distinct elements)
     Py_ssize_t tile_len      # LOOP_REPEATED: elements of the tile
     char* tile
     char* scratch            # LOOP_GATHERED, LOOP_BLOCKED: SCRATCH_BYTES per thread

@@ -24,7 +24,7 @@ from ._clib cimport (
     FB_OP_COPY, fb_copy_row, fb_gather_tile, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row,
     fb_rows, fb_stream_probe,
 )
-from ._runtime cimport call_threads, parallel_threshold, run_pieces, stream_threshold
+from ._runtime cimport call_threads, parallel_threshold, run_pieces, run_tuned, stream_threshold
 
 
 cdef enum:
@@ -246,7 +246,7 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
         call.npieces = 4 * nt
     if call.npieces > nunits:
         call.npieces = nunits
-    run_pieces(_run_piece, &call, call.npieces, nt - 1, work)
+    run_tuned(_run_piece, &call, call.npieces, nt - 1, work, nbytes, pl.moved, pl.kernel.stream)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -390,7 +390,8 @@ cdef int run(Plan* pl) except -1:
     for d in range(nd):
         total *= pl.n[d]
     pl.total = total
-    pl.kernel.stream = _bytes_moved(pl) >= stream_threshold()
+    pl.moved = _bytes_moved(pl)
+    pl.kernel.stream = pl.moved >= stream_threshold()
     pl.tile = NULL
     pl.scratch = NULL
     if total == 0:

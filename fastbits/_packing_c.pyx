@@ -11,9 +11,9 @@ through ``spec.check_unpack``, which raises the errors.
 The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
 through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
-``parallel_threshold`` (768 KiB by default) of unpacked elements or more is cut into pieces
-the thread team shares (:mod:`fastbits._runtime`): a second thread measured 1.6 times faster
-from 1M int4 elements up (1.25 times at 512K).  The output is written with
+``parallel_threshold`` (256 KiB by default) of unpacked elements or more is cut into pieces
+the thread team shares when the thread tuner finds it faster (:mod:`fastbits._runtime`): a
+second thread measured 1.6 times faster from 1M int4 elements up (1.25 times at 512K).  The output is written with
 plain stores: streaming stores measured 20-30 % faster for 4M int4 elements on one thread but
 no faster on two, and slower below.
 """
@@ -28,7 +28,7 @@ import numpy as np
 from . import _packing_py, spec
 from ._clib cimport fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
 from ._engine cimport MAXD
-from ._runtime cimport call_threads, new_array, parallel_threshold, run_pieces
+from ._runtime cimport call_threads, new_array, parallel_threshold, run_tuned
 
 cnp.import_array()
 
@@ -120,7 +120,7 @@ cdef void _run(Job* job) noexcept nogil:
     job.npieces = job.n // PIECE_ELEMS
     if job.npieces < 4 * nt:
         job.npieces = 4 * nt
-    run_pieces(_run_piece, job, job.npieces, nt - 1, job.n)
+    run_tuned(_run_piece, job, job.npieces, nt - 1, job.n, job.n, job.n + job.n * job.bits // 8, False)
 
 
 cdef void _start(Job* job) noexcept:

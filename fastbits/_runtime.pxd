@@ -13,6 +13,12 @@ cdef int call_threads() noexcept nogil
 # unless a stream of calls has begun.
 cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work) noexcept nogil
 
+# The same, with ``helpers`` helpers or none, whichever the thread tuner (fastbits/_c/tune.h) has
+# found faster for calls like this one: ``result_bytes`` of result, ``moved`` bytes read and
+# written, the result ``streamed`` or not.
+cdef void run_tuned(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work,
+                    Py_ssize_t result_bytes, Py_ssize_t moved, bint streamed) noexcept nogil
+
 # Output bytes from which streaming loops use the team (transposes and gathers: an 8th of it).
 cdef Py_ssize_t parallel_threshold() noexcept nogil
 

@@ -22,7 +22,8 @@ from ._clib cimport (
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
     fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
     fb_team_init, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
-    fb_team_get_spin, fb_team_set_spin,
+    fb_team_get_spin, fb_team_set_spin, FB_TUNE_CACHED, FB_TUNE_CLASSES, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2,
+    fb_tune_class_t, fb_tune_get, fb_tune_init, fb_tune_report, fb_tune_set, fb_tuned_run,
 )
 
 
@@ -53,22 +54,22 @@ cdef extern from "numpy/arrayobject.h":
 # ---------------------------------------------------------------------------
 # Threads
 
-if fb_team_init() != 0:
-    raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
+if fb_team_init() != 0 or fb_tune_init() != 0:
+    raise ImportError("fastbits._runtime: could not register the thread team's fork handlers")
 fb_threads_set(_cpus.default_num_threads())
 # Helpers watch for the next call for the spin time before they sleep (fastbits/_c/team.h);
 # never more of them than there are CPUs beside the caller's.
 cdef int _spin_helpers = _cpus.available_cpus() - 1
 fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9), _spin_helpers)
 
-# Below this much output a loop runs on its caller alone.  Helpers that watch for the next call
-# answer it at once, so a second core pays from about 768 KiB of int32 output (measured, 2
-# cores: 192K int32 & 1.16x faster on two threads, 128K int32 0.95x); loops that transpose or
-# gather do more work per byte and use the team from an eighth of it.  256 KiB was tried: 64K
-# int32 & 14.2 -> 10.4 µs back to back at one time, but at others (this VM's two CPUs seem not
-# always to share a cache) two threads took 20-25 µs where one took 14, and the suite's 64K rows
-# fell to 0.64-0.8x numpy's time.
-cdef Py_ssize_t _parallel_bytes = 768 << 10
+# Below this much output a loop runs on its caller alone; from it, the thread tuner chooses
+# (fastbits/_c/tune.h).  Loops that transpose or gather do more work per byte and may use the team
+# from an eighth of it.  With helpers that watch for the next call a second core can pay from
+# about 256 KiB of int32 output, but not always: on this project's 2-core VM a 64K int32 AND took
+# 14.2 µs alone and 10.4 µs on two threads back to back at one time, 20-25 µs on two at others
+# (its two CPUs seem not always to share a cache).  A fixed 768 KiB had kept the suite's 64K rows
+# off the team; the tuner now keeps them off it only while two threads are slower.
+cdef Py_ssize_t _parallel_bytes = 256 << 10
 
 
 # A call that moves at least this many bytes (inputs read, result written) writes its result
@@ -91,6 +92,19 @@ cdef Py_ssize_t QUICK_WORK = 2 << 20
 
 cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work) noexcept nogil:
     fb_team_run(fn, ctx, npieces, helpers, work < QUICK_WORK)
+
+
+# Whether a call of a few MiB gains from a second thread depends on the machine and its state:
+# the tuner (fastbits/_c/tune.h) times both ways on calls like it and runs the faster.
+fb_tune_set(_cpus.default_adaptive_threads())
+
+
+cdef void run_tuned(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work,
+                    Py_ssize_t result_bytes, Py_ssize_t moved, bint streamed) noexcept nogil:
+    cdef int kind = FB_TUNE_CACHED
+    if streamed:
+        kind = FB_TUNE_STREAMED_1 if 2 * moved < 5 * result_bytes else FB_TUNE_STREAMED_2
+    fb_tuned_run(fn, ctx, npieces, helpers, work, work < QUICK_WORK, kind)
 
 
 cdef Py_ssize_t parallel_threshold() noexcept nogil:
@@ -185,15 +199,18 @@ def current_config():
         "pool_threshold": int(_pool_bytes),
         "stream_threshold": int(_stream_bytes),
         "spin_time": fb_team_get_spin() / 1e9,
+        "adaptive_threads": bool(fb_tune_get()),
     }
 
 
 def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
-              stream_threshold=None, spin_time=None):
+              stream_threshold=None, spin_time=None, adaptive_threads=None):
     """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
     global _parallel_bytes, _pool_bytes, _pool_on, _stream_bytes
     if num_threads is not None:
         set_num_threads(num_threads)
+    if adaptive_threads is not None:
+        fb_tune_set(adaptive_threads)
     if spin_time is not None:
         fb_team_set_spin(<long>min(round(spin_time * 1e9), 2**62), _spin_helpers)
     if parallel_threshold is not None:
@@ -208,12 +225,19 @@ def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_
             fb_pool_release()
 
 
+# runtime_info's names for the tuner's kinds of call (FB_TUNE_CACHED, _STREAMED_1, _STREAMED_2).
+TUNE_KINDS = ("cached", "streamed, 1 input", "streamed, 2 inputs")
+
+
 def runtime_info():
     """The thread team's and the output pool's state, as :func:`fastbits.runtime_info` reports it."""
     cdef fb_team_stats_t team
     cdef fb_pool_stats_t pool
+    cdef fb_tune_class_t classes[FB_TUNE_CLASSES]
+    cdef int nclasses, k
     fb_team_stats(&team)
     fb_pool_stats(&pool)
+    nclasses = fb_tune_report(classes)
     return {
         "backend": "cython",
         "threads_available": bool(fb_team_available()),
@@ -221,6 +245,16 @@ def runtime_info():
         "helper_pieces": int(team.helper_pieces),
         "helper_calls_watched": int(team.calls_watched),
         "helper_calls_woken": int(team.calls_woken),
+        "thread_choices": [{
+            "work_from": int(classes[k].work_from),
+            "work_to": int(classes[k].work_to),
+            "kind": TUNE_KINDS[classes[k].kind],
+            "threads": int(classes[k].helpers) + 1 if classes[k].team else 1,
+            "calls_alone": int(classes[k].calls_alone),
+            "calls_team": int(classes[k].calls_team),
+            "duels": int(classes[k].duels),
+            "switches": int(classes[k].switches),
+        } for k in range(nclasses)],
         "output_pool_available": bool(fb_pool_available()),
         "pool_hits": int(pool.hits),
         "pool_misses": int(pool.misses),

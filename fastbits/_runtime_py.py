@@ -13,8 +13,9 @@ from . import _cpus, spec
 __all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_num_threads"]
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
-_settings = {"parallel_threshold": 768 << 10, "pool_threshold": 1 << 25,
-             "stream_threshold": _cpus.default_stream_threshold(), "spin_time": _cpus.default_spin_time()}
+_settings = {"parallel_threshold": 256 << 10, "pool_threshold": 1 << 25,
+             "stream_threshold": _cpus.default_stream_threshold(), "spin_time": _cpus.default_spin_time(),
+             "adaptive_threads": _cpus.default_adaptive_threads()}
 
 
 def get_num_threads() -> int:
@@ -31,11 +32,12 @@ def current_config() -> dict:
     """The settings, as :func:`fastbits.get_config` reports them."""
     return {"num_threads": 1, "parallel_threshold": _settings["parallel_threshold"],
             "output_pool": False, "pool_threshold": _settings["pool_threshold"],
-            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"]}
+            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"],
+            "adaptive_threads": _settings["adaptive_threads"]}
 
 
 def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
-              stream_threshold=None, spin_time=None) -> None:
+              stream_threshold=None, spin_time=None, adaptive_threads=None) -> None:
     """Keep settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
     if parallel_threshold is not None:
         _settings["parallel_threshold"] = parallel_threshold
@@ -45,6 +47,8 @@ def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_
         _settings["stream_threshold"] = stream_threshold
     if spin_time is not None:
         _settings["spin_time"] = spin_time
+    if adaptive_threads is not None:
+        _settings["adaptive_threads"] = adaptive_threads
 
 
 def runtime_info() -> dict:
@@ -56,6 +60,7 @@ def runtime_info() -> dict:
         "helper_pieces": 0,
         "helper_calls_watched": 0,
         "helper_calls_woken": 0,
+        "thread_choices": [],
         "output_pool_available": False,
         "pool_hits": 0,
         "pool_misses": 0,

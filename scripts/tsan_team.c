@@ -1,14 +1,17 @@
-/* ThreadSanitizer test of fastbits' thread team and output pool, as C (scripts/tsan.sh builds
-   and runs it, linked with fastbits/_c/team.c and pool.c, the pool forced on: FB_FORCE_POOL).
+/* ThreadSanitizer test of fastbits' thread team, its tuner and the output pool, as C
+   (scripts/tsan.sh builds and runs it, linked with fastbits/_c/team.c, tune.c and pool.c, the
+   pool forced on: FB_FORCE_POOL).
 
    What it hammers, from several OS threads at once:
    - fb_team_run from several callers: the pieces of each call write disjoint parts of a buffer;
      every piece must run exactly once, on a slot the call allows, and the buffer must hold every
      piece's values when the call returns.  The job (buffer, flags) is freed right after the
-     call, so a helper still inside it afterwards is a race TSan reports.
+     call, so a helper still inside it afterwards is a race TSan reports.  A third of the calls
+     go through the tuner (fb_tuned_run), over sizes and kinds of work that share its classes.
    - fb_threads_set / fb_threads_get (and the threadpoolctl names) racing with those calls, each
      call taking its helper count from the limit as the runtime does; fb_team_stats and
-     fb_team_set_spin (helpers watching read the spin time as it changes) too.
+     fb_team_set_spin (helpers watching read the spin time as it changes) too, and the tuner
+     turned off and on (which resets its classes) and reported.
    - the pool: malloc, calloc, realloc (larger and smaller), free, release and stats, with block
      sizes that reuse, replace and age idle blocks; every block is filled with its owner's pattern
      and checked before it is freed, so a block handed to two owners at once is found.
@@ -29,6 +32,7 @@
 
 #include "pool.h"
 #include "team.h"
+#include "tune.h"
 
 #define CALLERS 4        /* OS threads calling fb_team_run at once */
 #define CALLS 300        /* calls each */
@@ -84,18 +88,26 @@ static void fill_piece(void *ctx, fb_ssize piece, int slot) {
     (void)sink;
 }
 
+/* The work of calls that go through the tuner: six classes (with two kinds) that duel often,
+   and work past its last class. */
+static const fb_ssize tuned_work[] = {(fb_ssize)1 << 14, (fb_ssize)1 << 16, (fb_ssize)1 << 20, FB_TUNE_MAX_WORK};
+
 /* One team call of npieces pieces of piece_len values, checked; 0 when it held. */
 static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t tag, int spin) {
     fb_ssize i, n = npieces * piece_len;
     int bad = 0;
     job_t *job = (job_t *)malloc(sizeof(job_t));
+    if (tag % 3 == 0) helpers = 3; /* a tuned call: a team size that does not change, so that duels end */
     job->buf = (uint32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
     job->ran = (unsigned char *)calloc((size_t)(npieces > 0 ? npieces : 1), 1);
     job->piece_len = piece_len;
     job->tag = tag;
     job->max_slot = helpers < 0 ? 0 : helpers;
     job->spin = spin;
-    fb_team_run(fill_piece, job, npieces, helpers, (int)(tag & 1)); /* quick calls too */
+    if (tag % 3 == 0)
+        fb_tuned_run(fill_piece, job, npieces, helpers, tuned_work[(tag >> 20) % 4], (int)(tag & 1), (int)(tag >> 8) % 2);
+    else
+        fb_team_run(fill_piece, job, npieces, helpers, (int)(tag & 1)); /* quick calls too */
     for (i = 0; i < npieces; i++)
         if (!job->ran[i]) { FAIL("piece %ld of %ld did not run", (long)i, (long)npieces); bad = 1; break; }
     for (i = 0; i < n; i++)
@@ -129,6 +141,9 @@ static void *caller_main(void *arg) {
 static void *limiter_main(void *arg) {
     int i = 0;
     fb_team_stats_t team;
+    fb_tune_class_t classes[FB_TUNE_CLASSES];
+    int k, n;
+    long calls;
     (void)arg;
     while (!__atomic_load_n(&stop_limiter, __ATOMIC_ACQUIRE)) {
         if (i % 2) fb_threads_set(1 + i % 9);
@@ -140,6 +155,16 @@ static void *limiter_main(void *arg) {
         if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_pieces < 0 ||
             team.calls_watched < 0 || team.calls_woken < 0)
             FAIL("team stats %d %ld", team.started, (long)team.helper_pieces);
+        calls = __atomic_load_n(&team_calls, __ATOMIC_RELAXED); /* the tuner off for a while, then on: it forgets */
+        if (calls >= 200 && calls < 300 && fb_tune_get()) fb_tune_set(0);
+        if (calls >= 300 && !fb_tune_get()) fb_tune_set(1);
+        n = fb_tune_report(classes);
+        if (n < 0 || n > FB_TUNE_CLASSES) FAIL("tuner reports %d classes", n);
+        for (k = 0; k < n; k++)
+            if (classes[k].calls_alone < 0 || classes[k].calls_team < 0 || classes[k].calls_alone + classes[k].calls_team == 0 ||
+                classes[k].switches > classes[k].duels || classes[k].work_from >= classes[k].work_to)
+                FAIL("tuner class %d: %ld alone, %ld team, %ld duels, %ld switches", k, (long)classes[k].calls_alone,
+                     (long)classes[k].calls_team, (long)classes[k].duels, (long)classes[k].switches);
         i++;
         usleep(50);
     }
@@ -310,7 +335,7 @@ int main(int argc, char **argv) {
     int i;
     if (!fb_team_available()) { fprintf(stderr, "tsan_team: built without the team (FB_THREADS 0)\n"); return 1; }
     if (!fb_pool_available()) { fprintf(stderr, "tsan_team: the pool is pass-through: build with -DFB_FORCE_POOL\n"); return 1; }
-    if (fb_team_init() != 0 || fb_pool_init() != 0 || fb_pool_init() != 0) { /* a 2nd init: no-op */
+    if (fb_team_init() != 0 || fb_tune_init() != 0 || fb_pool_init() != 0 || fb_pool_init() != 0) { /* a 2nd init: no-op */
         fprintf(stderr, "tsan_team: could not register the fork handlers\n");
         return 1;
     }
@@ -328,6 +353,7 @@ int main(int argc, char **argv) {
 
     /* 2. fork while the team and the pool are busy */
     fb_threads_set(4);
+    fb_tune_set(1);
     fork_while_busy();
 
     /* 3. the limit as set, and the pool empty after a release */
@@ -337,13 +363,17 @@ int main(int argc, char **argv) {
     {
         fb_pool_stats_t stats;
         fb_team_stats_t team;
+        fb_tune_class_t classes[FB_TUNE_CLASSES];
+        fb_ssize duels = 0;
+        int k, n = fb_tune_report(classes);
+        for (k = 0; k < n; k++) duels += classes[k].duels;
         fb_pool_stats(&stats);
         if (stats.idle_bytes != 0 || stats.idle_blocks != 0) FAIL("pool not empty after release");
         fb_team_stats(&team);
         printf("tsan_team: %ld team calls (%d helpers, %ld pieces on helpers, %ld calls seen watching, "
-               "%ld woken for), %ld pool operations (%zu hits, %zu misses), %d forks\n",
+               "%ld woken for; %d tuner classes, %ld duels), %ld pool operations (%zu hits, %zu misses), %d forks\n",
                __atomic_load_n(&team_calls, __ATOMIC_RELAXED), team.started, (long)team.helper_pieces,
-               (long)team.calls_watched, (long)team.calls_woken,
+               (long)team.calls_watched, (long)team.calls_woken, n, (long)duels,
                __atomic_load_n(&pool_ops, __ATOMIC_RELAXED), stats.hits, stats.misses, FORKS);
     }
     if (failures) {

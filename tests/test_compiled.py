@@ -45,8 +45,8 @@ SETTINGS = settings(
 def threads():
     """Restore the thread and streaming settings after a test changes them.  While
     the test runs, threads start at any size, so that small generated arrays take
-    the parallel loops too."""
-    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0,
+    the parallel loops too, on the team (the thread tuner off)."""
+    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0, adaptive_threads=False,
                                  stream_threshold=fastbits.get_config()["stream_threshold"]):
         yield
 

@@ -22,10 +22,10 @@ from fastbits import _config, _cpus, _runtime_py
 
 from conftest import COMPILED
 
-SETTINGS = ("num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time", "stream_threshold")
+SETTINGS = ("adaptive_threads", "num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time", "stream_threshold")
 RUNTIME_KEYS = {
     "backend", "threads_available", "helper_threads", "helper_pieces", "helper_calls_watched",
-    "helper_calls_woken", "output_pool_available",
+    "helper_calls_woken", "thread_choices", "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
     "pool_max_idle_seconds", "sanitized_build",
 }
@@ -104,6 +104,10 @@ def test_values_round_trip(config, ops):
     fastbits.set_config(output_pool=np.bool_(True))
     assert fastbits.get_config()["output_pool"] is pool  # True only where the pool exists
 
+    for on in (False, np.bool_(True), True, np.bool_(False)):
+        fastbits.set_config(adaptive_threads=on)
+        assert fastbits.get_config()["adaptive_threads"] is bool(on)
+
 
 def test_none_keeps_a_setting(config):
     fastbits.set_config(parallel_threshold=99, pool_threshold=77)
@@ -168,6 +172,8 @@ BAD_VALUES = [
     ("output_pool", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
     ("output_pool", "2", fastbits.ArgumentTypeError, "must be True or False, not '2'"),
     ("output_pool", 1.5, fastbits.ArgumentTypeError, "must be True or False, not 1.5"),
+    ("adaptive_threads", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
+    ("adaptive_threads", "yes", fastbits.ArgumentTypeError, "must be True or False, not 'yes'"),
 ]
 
 
@@ -202,7 +208,7 @@ def test_unknown_setting_names_are_refused(config):
     before = fastbits.get_config()
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^set_config: unknown setting\(s\) num_thread;") as info:
         fastbits.set_config(num_thread=2, parallel_threshold=1)
-    assert "expected some of num_threads, output_pool, parallel_threshold, pool_threshold" in str(info.value)
+    assert "expected some of adaptive_threads, num_threads, output_pool, parallel_threshold, pool_threshold" in str(info.value)
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^set_config: unknown setting\(s\) a, b;"):
         fastbits.set_config(b=1, a=2)
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^config_context: unknown setting\(s\) threads;"):
@@ -248,8 +254,9 @@ def test_pure_defaults_equal_compiled_defaults():
     import json
 
     compiled, pure = json.loads(_python(code).stdout)
-    for key in ("parallel_threshold", "pool_threshold", "stream_threshold", "spin_time"):
+    for key in ("parallel_threshold", "pool_threshold", "stream_threshold", "spin_time", "adaptive_threads"):
         assert pure[key] == compiled[key], key
+    assert compiled["adaptive_threads"] is True
     assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
     assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.001
     assert pure["num_threads"] == 1 and pure["output_pool"] is False
@@ -313,7 +320,7 @@ def test_helpers_watch_for_the_next_call_for_spin_time():
     if not _runtime.runtime_info()["threads_available"]:
         pytest.skip("a build without the thread team")
     a = np.ones(1 << 19, np.int32)
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=10):
         assert _second_call_after_a_pause(a) == ((1, 0) if _cpus.available_cpus() > 1 else (0, 1))
         fastbits.set_config(spin_time=0)
         assert _second_call_after_a_pause(a) == (0, 1)
@@ -330,7 +337,7 @@ def test_a_quick_call_wakes_no_helper_unless_calls_come_in_a_stream():
         pytest.skip("a build without the thread team")
     big, quick = np.ones(1 << 19, np.int32), np.ones(1 << 16, np.int32)
     info = fastbits.runtime_info
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=0.1):
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=0.1):
         fastbits.bitwise_and(big, big)       # helpers started; they watch 0.1 s, then sleep
         time.sleep(0.3)
         before, pieces = _team_calls(), info()["helper_pieces"]
@@ -357,12 +364,111 @@ def test_a_new_spin_time_stops_a_watching_helper_at_once():
     if not _runtime.runtime_info()["threads_available"] or _cpus.available_cpus() < 2:
         pytest.skip("no helper watches: a build without the thread team, or one CPU")
     a = np.ones(1 << 19, np.int32)
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, spin_time=10):
+    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=10):
         assert _second_call_after_a_pause(a) == (1, 0)   # watching now
         fastbits.set_config(spin_time=0)
         cpu = time.process_time()
         time.sleep(0.3)
         assert time.process_time() - cpu < 0.05
+
+
+@pytest.mark.parametrize("dynamic, on", [("false", True), (" FALSE", True), ("true", False), ("", False), ("0", False)])
+def test_omp_dynamic_false_turns_adaptive_threads_off(dynamic, on):
+    """OMP_DYNAMIC=false (any case) asks for the thread count as set: adaptive_threads defaults
+    to False on both paths; any other value leaves it True."""
+    code = ("import json, fastbits, fastbits._runtime_py as p\n"
+            "print(json.dumps([fastbits.get_config()['adaptive_threads'], p.current_config()['adaptive_threads']]))")
+    import json
+
+    assert json.loads(_python(code, OMP_DYNAMIC=dynamic).stdout) == [not on, not on]
+
+
+# --------------------------------------------------------------------------
+# the thread tuner (compiled)
+
+# A fresh process with the team on two threads from any size, that prints runtime_info()'s
+# thread_choices as JSON after the calls the test's code makes (``a``: 256K int32).
+TUNER_CODE = """
+import json, os, sys, numpy as np
+if {one_cpu}:
+    os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
+import fastbits
+fastbits.set_config(num_threads=2, parallel_threshold=0, stream_threshold=1 << 40)
+a = np.arange(1 << 18, dtype=np.int32)
+{calls}
+print(json.dumps(fastbits.runtime_info()["thread_choices"]))
+"""
+
+
+def _tuner(calls, one_cpu=False):
+    import json
+
+    from fastbits import _runtime
+
+    if not _runtime.runtime_info()["threads_available"]:
+        pytest.skip("a build without the thread team")
+    return json.loads(_python(TUNER_CODE.format(calls=calls, one_cpu=one_cpu)).stdout)
+
+
+@pytest.mark.compiled
+def test_the_tuner_duels_on_a_fixed_schedule():
+    """A class's first 12 calls are a duel (6 alone, 6 on the team); the 13th decides it, and
+    the choice runs 16 calls before the next duel, decided at call 41.  Every call is counted
+    once, in the class of its work and kind."""
+    for calls, duels in ((12, 0), (13, 1), (40, 1), (41, 2)):
+        (got,) = _tuner(f"for _ in range({calls}): fastbits.bitwise_and(a, a)")
+        assert got["work_from"] <= 1 << 20 < got["work_to"]
+        assert got["kind"] == "cached"
+        assert got["calls_alone"] + got["calls_team"] == calls, got
+        assert got["duels"] == duels, (calls, got)
+        assert got["threads"] in (1, 2) and 0 <= got["switches"] <= duels
+    (got,) = _tuner("for _ in range(12): fastbits.bitwise_and(a, a)")
+    assert got["calls_alone"] == got["calls_team"] == 6
+
+
+@pytest.mark.compiled
+def test_the_tuner_sorts_calls_by_size_and_kind():
+    """Streamed results are classed by their input streams (a scalar or NOT reads one, two
+    arrays two); calls of 64 MiB of work and more are not tuned; with adaptive_threads False
+    nothing is; turning it on again starts each class with a duel."""
+    got = _tuner("""
+fastbits.set_config(stream_threshold=0)
+for _ in range(3):
+    fastbits.bitwise_and(a, 5)
+    fastbits.bitwise_not(a[:1 << 16])
+    fastbits.bitwise_xor(a, a)
+big = np.zeros(1 << 24, np.int32)
+fastbits.bitwise_and(big, big)
+with fastbits.config_context(adaptive_threads=False):
+    for _ in range(5):
+        fastbits.bitwise_or(a, a)
+""")
+    classes = {(c["work_from"], c["kind"]): c["calls_alone"] + c["calls_team"] for c in got}
+    assert classes == {(1 << 20, "streamed, 1 input"): 3, (1 << 18, "streamed, 1 input"): 3,
+                       (1 << 20, "streamed, 2 inputs"): 3}, got
+    got = _tuner("""
+for _ in range(20): fastbits.bitwise_and(a, a)
+fastbits.set_config(adaptive_threads=False)
+fastbits.set_config(adaptive_threads=True)
+for _ in range(13): fastbits.bitwise_and(a, a)
+""")
+    assert [(c["duels"], c["calls_alone"] + c["calls_team"]) for c in got] == [(2, 33)]
+    got = _tuner("""
+for _ in range(20): fastbits.bitwise_and(a, a)
+fastbits.set_num_threads(3)
+for _ in range(13): fastbits.bitwise_and(a, a)
+""")
+    assert [c["duels"] for c in got] == [2]
+
+
+@pytest.mark.compiled
+def test_the_tuner_keeps_calls_on_their_caller_when_helpers_share_its_cpu():
+    """With the process on one CPU, a helper can only take the caller's time: over 1500 calls
+    the tuner must settle on one thread, the team running at most the duels' share of them."""
+    (got,) = _tuner("for _ in range(1500): fastbits.bitwise_and(a, a)", one_cpu=True)
+    assert got["calls_alone"] + got["calls_team"] == 1500
+    assert got["threads"] == 1, got
+    assert got["calls_team"] < 1500 // 4, got
 
 
 # --------------------------------------------------------------------------
@@ -508,7 +614,7 @@ def _python(code, **env):
     """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
     tree would shadow the installed package), with the OpenMP and thread variables only as given."""
     environment = {k: v for k, v in os.environ.items()
-                   if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
+                   if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_DYNAMIC")}
     environment.update(env)
     done = subprocess.run(
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True,
