@@ -56,8 +56,10 @@ def test_bench_json(smoke_run):
     result, path = smoke_run
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(path.read_text())
-    assert set(report) >= {"meta", "ceiling", "fastbits", "implementations", "cases"}
+    assert set(report) >= {"meta", "ceiling", "fastbits", "implementations", "cases", "thread_choices"}
     meta = report["meta"]
+    assert set(meta["config"]) == set(fastbits.get_config())
+    assert isinstance(report["thread_choices"], list)
     assert set(meta) >= {"machine", "python", "versions", "fastbits_backend", "threads", "mode", "method"}
     assert meta["fastbits_backend"] == fastbits.BACKEND and meta["mode"] == "smoke"
     assert meta["machine"]["cores"] >= 1 and meta["versions"]["numpy"]

@@ -181,6 +181,8 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         "implementations": [{"name": i.name, "description": i.description, "available": i.available,
                              "reason": i.reason, "threads": i.threads} for i in impls],
         "cases": results,
+        # what the thread tuner chose by the end (adaptive_threads): per class of call
+        "thread_choices": fastbits.runtime_info()["thread_choices"],
     }
     for line in table_lines(report):
         print(line)

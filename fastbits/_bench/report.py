@@ -54,6 +54,7 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
         "versions": {name: _version(name) for name in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "matplotlib")}
         | {"fastbits": fastbits.__version__},
         "fastbits_backend": fastbits.BACKEND,
+        "config": fastbits.get_config(),
         "threads": {"fastbits": threads, "numpy": 1, "ort-1t": 1,
                     "ort": "onnxruntime default (intra_op_num_threads=0: one per physical core)",
                     "ceiling": threads},
