@@ -2,7 +2,7 @@
 # that calls them.  The C is compiled into the module that owns it (setup.py says which).
 
 from libc.stddef cimport size_t
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint32_t
 
 
 cdef extern from "_c/platform.h":
@@ -34,12 +34,15 @@ cdef extern from "_c/tune.h":
     const int FB_TUNE_STREAMED_2
     const int FB_TUNE_CLASSES
     const double FB_TUNE_MARGIN
-    void fb_tuned_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work, int quick,
-                      int kind) noexcept nogil
+    ctypedef struct fb_tune_call_t:
+        pass
+    int fb_tune_begin(fb_tune_call_t* call, int helpers, uint32_t signature, Py_ssize_t work, int kind) noexcept nogil
+    void fb_tune_end(fb_tune_call_t* call) noexcept nogil
     void fb_tune_set(int on) noexcept nogil
     int fb_tune_get() noexcept nogil
     int fb_tune_init() noexcept nogil
     ctypedef struct fb_tune_class_t:
+        uint32_t signature
         Py_ssize_t work_from
         Py_ssize_t work_to
         int kind
@@ -47,7 +50,7 @@ cdef extern from "_c/tune.h":
         int team
         Py_ssize_t calls_alone
         Py_ssize_t calls_team
-        Py_ssize_t duels
+        Py_ssize_t probes
         Py_ssize_t switches
     int fb_tune_report(fb_tune_class_t* out) noexcept nogil
 

@@ -114,16 +114,16 @@ def set_config(
     adaptive_threads : bool, optional
         Let each call from ``parallel_threshold`` to 64 MiB of work run on the team or on its
         caller alone, whichever has been faster for calls like it (default True; False when
-        ``OMP_DYNAMIC=false``).  Calls are sorted by size (powers of two) and by what they
-        move (result through the cache, streamed with one input, streamed with two); now and
-        then a class times a dozen calls both ways (the first of each run of three untimed)
-        and keeps the team only when its median time is at least 5 % lower.  A second thread
+        ``OMP_DYNAMIC=false``).  Calls are sorted by the loop they run (operation, element
+        width, layout), by size (powers of two) and by what they move (result through the
+        cache, streamed with one input, streamed with two).  Now and then a class runs three
+        calls the other way (the first untimed) and compares them with its four latest,
+        keeping the team only when its median time is at least 5 % lower.  A second thread
         pays for a call of a few MiB on some machines and states and not on others (measured
         on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone, 409 µs on
         two threads; with a second array 545 µs alone, 351 µs on two).  False: every call from
         ``parallel_threshold`` uses the team.  ``runtime_info()["thread_choices"]`` shows the
-        classes' choices.  Turning it on forgets what was measured; the pure path keeps the
-        value and ignores it.
+        classes' choices.  The pure path keeps the value and ignores it.
 
     Raises
     ------
@@ -196,11 +196,12 @@ def runtime_info() -> dict[str, Any]:
     ``helper_calls_watched`` and ``helper_calls_woken`` (calls a helper saw while it watched
     for them, and calls it had to be woken from sleep for: see ``spin_time``);
     ``thread_choices`` (the thread tuner's classes that have had calls, see
-    ``adaptive_threads``: each a dict of ``work_from`` and ``work_to``, its calls' range of work
-    in bytes; ``kind``, ``"cached"``, ``"streamed, 1 input"`` or ``"streamed, 2 inputs"``;
-    ``threads``, what its calls use now; ``calls_alone`` and ``calls_team``; ``duels``, the
-    timed comparisons decided, and ``switches``, those that changed the choice; an empty list
-    on the pure path);
+    ``adaptive_threads``: each a dict of ``signature``, a number that stands for its calls'
+    loop (operation, element width, loop, layout); ``work_from`` and ``work_to``, its calls'
+    range of work in bytes; ``kind``, ``"cached"``, ``"streamed, 1 input"`` or ``"streamed, 2
+    inputs"``; ``num_threads``, the threads its calls may use; ``threads``, what they use now
+    (that or 1); ``calls_alone`` and ``calls_team``; ``probes``, the comparisons decided, and
+    ``switches``, those that changed the choice; an empty list on the pure path);
     ``output_pool_available``; ``pool_hits`` and ``pool_misses`` (large fresh results served
     from an idle block, or from new memory); ``pool_idle_bytes`` and ``pool_idle_blocks``
     (held now); ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds);

@@ -17,14 +17,15 @@ Each row runs ``fb_row``, the C loops of ``fastbits/_c/loops.c``.
 """
 
 cimport cython
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._clib cimport (
     FB_OP_COPY, fb_copy_row, fb_gather_tile, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row,
-    fb_rows, fb_stream_probe,
+    fb_rows, fb_stream_probe, fb_tune_call_t,
 )
-from ._runtime cimport call_threads, parallel_threshold, run_pieces, run_tuned, stream_threshold
+from ._runtime cimport call_threads, parallel_threshold, run_pieces, stream_threshold, tune_begin, tune_end
 
 
 cdef enum:
@@ -219,8 +220,32 @@ cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
                pl.scratch + slot * SCRATCH_BYTES if pl.scratch != NULL else NULL)
 
 
+cdef inline uint32_t _stride_code(Py_ssize_t stride, Py_ssize_t width) noexcept nogil:
+    """An operand's inner stride for a tuner signature: 0 none (broadcast), 1 forward, 2 reversed,
+    3 any other."""
+    if stride == 0:
+        return 0
+    if stride == width:
+        return 1
+    return 2 if stride == -width else 3
+
+
+cdef uint32_t _signature(const Plan* pl) noexcept nogil:
+    """The loop a plan runs, for the thread tuner (fastbits/_c/tune.h): calls with the same
+    signature share timings.  Bits 0-2 the operation, 3-7 the element width, 8-10 the loop,
+    11-16 the inner stride of out, a and b (_stride_code), 17-20 a copy's byte-swap unit, 21 a
+    copy's bit mask, 22 a copy's byte map.  (Bit 23 is the packing module's.)"""
+    cdef int d = pl.nd - 1
+    cdef Py_ssize_t w = pl.kernel.width
+    return (<uint32_t>pl.kernel.op | <uint32_t>(w & 31) << 3 | <uint32_t>pl.loop << 8
+            | _stride_code(pl.s[0][d], w) << 11 | _stride_code(pl.s[1][d], w) << 13
+            | _stride_code(pl.s[2][d], w) << 15 | <uint32_t>(pl.kernel.swap & 15) << 17
+            | <uint32_t>(pl.kernel.mask != 0) << 21 | <uint32_t>(pl.kernel.byte_map != NULL) << 22)
+
+
 cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
-    """Run the units of ``pl``, shared with the thread team when the work is large enough.
+    """Run the units of ``pl``, shared with the thread team when the work is large enough and
+    the thread tuner finds the team faster for calls like it (``fastbits/_c/tune.h``).
 
     The work is cut into pieces of about PIECE_BYTES that the calling thread and the helpers
     claim one at a time; the caller never waits for a helper that has not started
@@ -228,6 +253,7 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     """
     cdef int nt = pl.nthreads
     cdef TeamCall call
+    cdef fb_tune_call_t tuned
     cdef Py_ssize_t nbytes = pl.total * pl.kernel.width
     cdef Py_ssize_t work = nbytes
     if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
@@ -239,6 +265,10 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
     if nt <= 1:
         _run_units(pl, 0, nunits, pl.scratch)
         return
+    if not tune_begin(&tuned, nt - 1, work, _signature(pl), nbytes, pl.moved, pl.kernel.stream):
+        _run_units(pl, 0, nunits, pl.scratch)
+        tune_end(&tuned)
+        return
     call.pl = pl
     call.nunits = nunits
     call.npieces = nbytes // PIECE_BYTES
@@ -246,7 +276,8 @@ cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
         call.npieces = 4 * nt
     if call.npieces > nunits:
         call.npieces = nunits
-    run_tuned(_run_piece, &call, call.npieces, nt - 1, work, nbytes, pl.moved, pl.kernel.stream)
+    run_pieces(_run_piece, &call, call.npieces, nt - 1, work)
+    tune_end(&tuned)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:

@@ -21,14 +21,14 @@ no faster on two, and slower below.
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint32_t
 
 import numpy as np
 
 from . import _packing_py, spec
-from ._clib cimport fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
+from ._clib cimport fb_pack, fb_pack_mapped, fb_packed_size, fb_tune_call_t, fb_unpack
 from ._engine cimport MAXD
-from ._runtime cimport call_threads, new_array, parallel_threshold, run_tuned
+from ._runtime cimport call_threads, new_array, parallel_threshold, run_pieces, tune_begin, tune_end
 
 cnp.import_array()
 
@@ -110,17 +110,27 @@ cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
 
 
 cdef void _run(Job* job) noexcept nogil:
-    """The whole job, shared with the thread team when it is large enough."""
+    """The whole job, shared with the thread team when it is large enough and the thread tuner
+    finds the team faster for jobs like it (``fastbits/_c/tune.h``)."""
     cdef int nt = 1
+    cdef fb_tune_call_t tuned
+    # the tuner's signature: bit 23 (the engine's signatures leave it 0), then pack or unpack,
+    # a byte map, the bits
+    cdef uint32_t sig = 1 << 23 | <uint32_t>job.pack << 6 | <uint32_t>(job.byte_map != NULL) << 5 | <uint32_t>job.bits
     if job.n >= parallel_threshold():
         nt = call_threads()
     if nt <= 1:
         _run_range(job, 0, job.n)
         return
+    if not tune_begin(&tuned, nt - 1, job.n, sig, job.n, job.n + job.n * job.bits // 8, False):
+        _run_range(job, 0, job.n)
+        tune_end(&tuned)
+        return
     job.npieces = job.n // PIECE_ELEMS
     if job.npieces < 4 * nt:
         job.npieces = 4 * nt
-    run_tuned(_run_piece, job, job.npieces, nt - 1, job.n, job.n, job.n + job.n * job.bits // 8, False)
+    run_pieces(_run_piece, job, job.npieces, nt - 1, job.n)
+    tune_end(&tuned)
 
 
 cdef void _start(Job* job) noexcept:

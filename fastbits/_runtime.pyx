@@ -13,7 +13,7 @@ module's shared library (see :mod:`fastbits._threadpool`).
 from cpython.object cimport PyObject
 from cpython.exc cimport PyErr_Clear
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport strncpy
 cimport numpy as cnp
 
@@ -23,7 +23,8 @@ from ._clib cimport (
     fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
     fb_team_init, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
     fb_team_get_spin, fb_team_set_spin, FB_TUNE_CACHED, FB_TUNE_CLASSES, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2,
-    fb_tune_class_t, fb_tune_get, fb_tune_init, fb_tune_report, fb_tune_set, fb_tuned_run,
+    fb_tune_begin, fb_tune_call_t, fb_tune_class_t, fb_tune_end, fb_tune_get, fb_tune_init, fb_tune_report,
+    fb_tune_set,
 )
 
 
@@ -99,12 +100,16 @@ cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers,
 fb_tune_set(_cpus.default_adaptive_threads())
 
 
-cdef void run_tuned(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work,
-                    Py_ssize_t result_bytes, Py_ssize_t moved, bint streamed) noexcept nogil:
+cdef bint tune_begin(fb_tune_call_t* call, int helpers, Py_ssize_t work, uint32_t signature,
+                     Py_ssize_t result_bytes, Py_ssize_t moved, bint streamed) noexcept nogil:
     cdef int kind = FB_TUNE_CACHED
     if streamed:
         kind = FB_TUNE_STREAMED_1 if 2 * moved < 5 * result_bytes else FB_TUNE_STREAMED_2
-    fb_tuned_run(fn, ctx, npieces, helpers, work, work < QUICK_WORK, kind)
+    return fb_tune_begin(call, helpers, signature, work, kind)
+
+
+cdef void tune_end(fb_tune_call_t* call) noexcept nogil:
+    fb_tune_end(call)
 
 
 cdef Py_ssize_t parallel_threshold() noexcept nogil:
@@ -246,13 +251,15 @@ def runtime_info():
         "helper_calls_watched": int(team.calls_watched),
         "helper_calls_woken": int(team.calls_woken),
         "thread_choices": [{
+            "signature": int(classes[k].signature),
             "work_from": int(classes[k].work_from),
             "work_to": int(classes[k].work_to),
             "kind": TUNE_KINDS[classes[k].kind],
+            "num_threads": int(classes[k].helpers) + 1,
             "threads": int(classes[k].helpers) + 1 if classes[k].team else 1,
             "calls_alone": int(classes[k].calls_alone),
             "calls_team": int(classes[k].calls_team),
-            "duels": int(classes[k].duels),
+            "probes": int(classes[k].probes),
             "switches": int(classes[k].switches),
         } for k in range(nclasses)],
         "output_pool_available": bool(fb_pool_available()),

@@ -7,11 +7,12 @@
      every piece must run exactly once, on a slot the call allows, and the buffer must hold every
      piece's values when the call returns.  The job (buffer, flags) is freed right after the
      call, so a helper still inside it afterwards is a race TSan reports.  A third of the calls
-     go through the tuner (fb_tuned_run), over sizes and kinds of work that share its classes.
+     go through the tuner (fb_tune_begin / fb_tune_end), over sizes, kinds and signatures of
+     work that share its classes.
    - fb_threads_set / fb_threads_get (and the threadpoolctl names) racing with those calls, each
      call taking its helper count from the limit as the runtime does; fb_team_stats and
      fb_team_set_spin (helpers watching read the spin time as it changes) too, and the tuner
-     turned off and on (which resets its classes) and reported.
+     turned off and on, and its classes reported.
    - the pool: malloc, calloc, realloc (larger and smaller), free, release and stats, with block
      sizes that reuse, replace and age idle blocks; every block is filled with its owner's pattern
      and checked before it is freed, so a block handed to two owners at once is found.
@@ -88,26 +89,32 @@ static void fill_piece(void *ctx, fb_ssize piece, int slot) {
     (void)sink;
 }
 
-/* The work of calls that go through the tuner: six classes (with two kinds) that duel often,
-   and work past its last class. */
+/* The calls that go through the tuner: most in 18 classes (three sizes, two kinds, three
+   signatures) that probe often, some with work past its last class, and a quarter with one of
+   a thousand signatures, more classes than its table holds: they take each other's places. */
 static const fb_ssize tuned_work[] = {(fb_ssize)1 << 14, (fb_ssize)1 << 16, (fb_ssize)1 << 20, FB_TUNE_MAX_WORK};
+static uint32_t tuned_signature(uint32_t tag) { return (tag >> 4) % 4 ? (tag >> 12) % 3 : 3 + (tag >> 12) % 1000; }
 
 /* One team call of npieces pieces of piece_len values, checked; 0 when it held. */
 static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t tag, int spin) {
     fb_ssize i, n = npieces * piece_len;
     int bad = 0;
     job_t *job = (job_t *)malloc(sizeof(job_t));
-    if (tag % 3 == 0) helpers = 3; /* a tuned call: a team size that does not change, so that duels end */
+    if (tag % 3 == 0) helpers = 3; /* a tuned call: a team size that does not change, so that probes end */
     job->buf = (uint32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
     job->ran = (unsigned char *)calloc((size_t)(npieces > 0 ? npieces : 1), 1);
     job->piece_len = piece_len;
     job->tag = tag;
     job->max_slot = helpers < 0 ? 0 : helpers;
     job->spin = spin;
-    if (tag % 3 == 0)
-        fb_tuned_run(fill_piece, job, npieces, helpers, tuned_work[(tag >> 20) % 4], (int)(tag & 1), (int)(tag >> 8) % 2);
-    else
+    if (tag % 3 == 0) { /* the tuner's choice: the team, or the caller alone */
+        fb_tune_call_t tuned;
+        int team = fb_tune_begin(&tuned, helpers, tuned_signature(tag), tuned_work[(tag >> 20) % 4], (int)(tag >> 8) % 2);
+        fb_team_run(fill_piece, job, npieces, team ? helpers : 0, (int)(tag & 1));
+        fb_tune_end(&tuned);
+    } else {
         fb_team_run(fill_piece, job, npieces, helpers, (int)(tag & 1)); /* quick calls too */
+    }
     for (i = 0; i < npieces; i++)
         if (!job->ran[i]) { FAIL("piece %ld of %ld did not run", (long)i, (long)npieces); bad = 1; break; }
     for (i = 0; i < n; i++)
@@ -155,16 +162,16 @@ static void *limiter_main(void *arg) {
         if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_pieces < 0 ||
             team.calls_watched < 0 || team.calls_woken < 0)
             FAIL("team stats %d %ld", team.started, (long)team.helper_pieces);
-        calls = __atomic_load_n(&team_calls, __ATOMIC_RELAXED); /* the tuner off for a while, then on: it forgets */
+        calls = __atomic_load_n(&team_calls, __ATOMIC_RELAXED); /* the tuner off for a while, then on */
         if (calls >= 200 && calls < 300 && fb_tune_get()) fb_tune_set(0);
         if (calls >= 300 && !fb_tune_get()) fb_tune_set(1);
         n = fb_tune_report(classes);
         if (n < 0 || n > FB_TUNE_CLASSES) FAIL("tuner reports %d classes", n);
         for (k = 0; k < n; k++)
             if (classes[k].calls_alone < 0 || classes[k].calls_team < 0 || classes[k].calls_alone + classes[k].calls_team == 0 ||
-                classes[k].switches > classes[k].duels || classes[k].work_from >= classes[k].work_to)
-                FAIL("tuner class %d: %ld alone, %ld team, %ld duels, %ld switches", k, (long)classes[k].calls_alone,
-                     (long)classes[k].calls_team, (long)classes[k].duels, (long)classes[k].switches);
+                classes[k].switches > classes[k].probes || classes[k].work_from >= classes[k].work_to)
+                FAIL("tuner class %d: %ld alone, %ld team, %ld probes, %ld switches", k, (long)classes[k].calls_alone,
+                     (long)classes[k].calls_team, (long)classes[k].probes, (long)classes[k].switches);
         i++;
         usleep(50);
     }
@@ -364,16 +371,16 @@ int main(int argc, char **argv) {
         fb_pool_stats_t stats;
         fb_team_stats_t team;
         fb_tune_class_t classes[FB_TUNE_CLASSES];
-        fb_ssize duels = 0;
+        fb_ssize probes = 0;
         int k, n = fb_tune_report(classes);
-        for (k = 0; k < n; k++) duels += classes[k].duels;
+        for (k = 0; k < n; k++) probes += classes[k].probes;
         fb_pool_stats(&stats);
         if (stats.idle_bytes != 0 || stats.idle_blocks != 0) FAIL("pool not empty after release");
         fb_team_stats(&team);
         printf("tsan_team: %ld team calls (%d helpers, %ld pieces on helpers, %ld calls seen watching, "
-               "%ld woken for; %d tuner classes, %ld duels), %ld pool operations (%zu hits, %zu misses), %d forks\n",
+               "%ld woken for; %d tuner classes, %ld probes), %ld pool operations (%zu hits, %zu misses), %d forks\n",
                __atomic_load_n(&team_calls, __ATOMIC_RELAXED), team.started, (long)team.helper_pieces,
-               (long)team.calls_watched, (long)team.calls_woken, n, (long)duels,
+               (long)team.calls_watched, (long)team.calls_woken, n, (long)probes,
                __atomic_load_n(&pool_ops, __ATOMIC_RELAXED), stats.hits, stats.misses, FORKS);
     }
     if (failures) {

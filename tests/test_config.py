@@ -411,26 +411,27 @@ def _tuner(calls, one_cpu=False):
 
 
 @pytest.mark.compiled
-def test_the_tuner_duels_on_a_fixed_schedule():
-    """A class's first 12 calls are a duel (6 alone, 6 on the team); the 13th decides it, and
-    the choice runs 16 calls before the next duel, decided at call 41.  Every call is counted
-    once, in the class of its work and kind."""
-    for calls, duels in ((12, 0), (13, 1), (40, 1), (41, 2)):
+def test_the_tuner_probes_on_a_fixed_schedule():
+    """A class's first 3 calls run on the team, the next 3 probe its caller alone, and the 7th
+    decides; the choice runs 16 calls, the next probe takes calls 23-25, and call 26 decides
+    again.  Every call is counted once, in the class of its work and kind."""
+    for calls, probes in ((6, 0), (7, 1), (25, 1), (26, 2)):
         (got,) = _tuner(f"for _ in range({calls}): fastbits.bitwise_and(a, a)")
         assert got["work_from"] <= 1 << 20 < got["work_to"]
         assert got["kind"] == "cached"
         assert got["calls_alone"] + got["calls_team"] == calls, got
-        assert got["duels"] == duels, (calls, got)
-        assert got["threads"] in (1, 2) and 0 <= got["switches"] <= duels
-    (got,) = _tuner("for _ in range(12): fastbits.bitwise_and(a, a)")
-    assert got["calls_alone"] == got["calls_team"] == 6
+        assert got["probes"] == probes, (calls, got)
+        assert got["threads"] in (1, 2) and 0 <= got["switches"] <= probes
+    (got,) = _tuner("for _ in range(6): fastbits.bitwise_and(a, a)")
+    assert got["calls_alone"] == got["calls_team"] == 3
 
 
 @pytest.mark.compiled
 def test_the_tuner_sorts_calls_by_size_and_kind():
     """Streamed results are classed by their input streams (a scalar or NOT reads one, two
     arrays two); calls of 64 MiB of work and more are not tuned; with adaptive_threads False
-    nothing is; turning it on again starts each class with a duel."""
+    nothing is, and the classes are kept for when it is on again; a new thread limit makes new
+    classes."""
     got = _tuner("""
 fastbits.set_config(stream_threshold=0)
 for _ in range(3):
@@ -452,19 +453,39 @@ fastbits.set_config(adaptive_threads=False)
 fastbits.set_config(adaptive_threads=True)
 for _ in range(13): fastbits.bitwise_and(a, a)
 """)
-    assert [(c["duels"], c["calls_alone"] + c["calls_team"]) for c in got] == [(2, 33)]
+    assert [(c["probes"], c["calls_alone"] + c["calls_team"]) for c in got] == [(2, 33)]   # kept while off
     got = _tuner("""
 for _ in range(20): fastbits.bitwise_and(a, a)
 fastbits.set_num_threads(3)
 for _ in range(13): fastbits.bitwise_and(a, a)
 """)
-    assert [c["duels"] for c in got] == [2]
+    assert sorted((c["num_threads"], c["probes"], c["calls_alone"] + c["calls_team"]) for c in got) == [(2, 1, 20), (3, 1, 13)]
+
+
+@pytest.mark.compiled
+def test_the_tuner_keeps_each_loop_apart():
+    """Calls of the same size and kind that run different loops (another operation, width or
+    layout) have classes of their own, with signatures of their own; the same loop again shares
+    its class."""
+    got = _tuner("""
+b = np.arange(1 << 20, dtype=np.int8)
+for _ in range(5):
+    fastbits.bitwise_and(a, a)
+    fastbits.bitwise_or(a, a)
+    fastbits.bitwise_and(a[::-1], a)
+    fastbits.bitwise_and(a.view(np.int64), a.view(np.int64))
+    fastbits.bitshift(b, b, "LEFT")
+fastbits.bitwise_and(a.copy(), a.copy())
+""")
+    assert len({c["signature"] for c in got}) == len(got) == 5, got
+    assert {c["work_from"] for c in got} == {1 << 20} and {c["kind"] for c in got} == {"cached"}
+    assert sorted(c["calls_alone"] + c["calls_team"] for c in got) == [5, 5, 5, 5, 6]
 
 
 @pytest.mark.compiled
 def test_the_tuner_keeps_calls_on_their_caller_when_helpers_share_its_cpu():
     """With the process on one CPU, a helper can only take the caller's time: over 1500 calls
-    the tuner must settle on one thread, the team running at most the duels' share of them."""
+    the tuner must settle on one thread, the team running at most the probes' share of them."""
     (got,) = _tuner("for _ in range(1500): fastbits.bitwise_and(a, a)", one_cpu=True)
     assert got["calls_alone"] + got["calls_team"] == 1500
     assert got["threads"] == 1, got

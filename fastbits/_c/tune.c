@@ -3,11 +3,12 @@
 
 #include <string.h>
 
-#define DUEL_BLOCK 3                 /* calls per block of a duel, the first untimed */
-#define DUEL_CALLS (4 * DUEL_BLOCK)  /* four blocks: the mode not chosen, the chosen, again both */
-#define DUEL_SAMPLES (2 * (DUEL_BLOCK - 1)) /* timed calls per mode */
-#define FIRST_INTERVAL 16            /* calls between duels after one that changed the choice */
-#define LAST_INTERVAL 1024           /* ... and at most */
+#define PROBE_CALLS 3     /* calls of a probe: the other mode, the first untimed */
+#define PROBE_SAMPLES (PROBE_CALLS - 1)
+#define HISTORY 4         /* the chosen mode's latest timings kept */
+#define FIRST_INTERVAL 16 /* calls between probes after a decision that changed the choice */
+#define LAST_INTERVAL 1024 /* ... and at most */
+#define FAR_BEHIND 1.25   /* a mode this much slower is probed a quarter as often, not half */
 
 static int fb_tune_on = 1;
 
@@ -20,21 +21,30 @@ int fb_tune_get(void) { return __atomic_load_n(&fb_tune_on, __ATOMIC_RELAXED); }
 
 typedef struct {
     int lock;               /* 1 while a thread updates the class (atomic) */
-    int helpers;            /* the team size the measurements are for; 0: none yet */
-    int team;               /* the choice: 1 team, 0 alone (atomic: read without the lock) */
-    int step;               /* the next call's place in a duel, or -1 between duels */
-    unsigned duel;          /* the duel's number: a timing that comes back after it ended is dropped */
-    int interval;           /* calls between the last duel and the next */
-    fb_ssize left;          /* calls before the next duel */
-    int taken[2];           /* timings taken in this duel, alone [0] and on the team [1] */
-    double rate[2][DUEL_SAMPLES]; /* their nanoseconds per byte of work */
-    fb_ssize calls[2], duels, switches;
+    uint64_t key;           /* the class's calls (make_key); 0: a free place (atomic: read unlocked) */
+    uint64_t used;          /* the tuner's call count at its last call (atomic: read unlocked) */
+    int team;               /* the choice: 1 team, 0 alone (atomic: read unlocked) */
+    int probe;              /* the next call's place in a probe, PROBE_CALLS when it is over, -1 none */
+    unsigned epoch;         /* changes with each probe and choice: a timing from before is dropped */
+    int skip;               /* the next call in the chosen mode follows a probe: not timed */
+    int interval;           /* calls between the last probe and the next */
+    fb_ssize left;          /* calls before the next probe */
+    int taken;              /* timings of the chosen mode in ``history`` (at most HISTORY), */
+    int next;               /* and where the next goes */
+    double history[HISTORY]; /* the chosen mode's latest timings, nanoseconds per byte of work */
+    int probed;             /* timings in this probe */
+    double probe_rate[PROBE_SAMPLES];
+    fb_ssize calls[2], probes, switches;
 } fb_class_t;
 
 static fb_class_t classes[FB_TUNE_CLASSES];
+static uint64_t tuned_calls; /* calls that found their class (atomic) */
 
 static int try_lock(fb_class_t *c) { return !__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE); }
 static void unlock(fb_class_t *c) { __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); }
+static void lock(fb_class_t *c) {
+    while (!try_lock(c)) sched_yield();
+}
 
 static long long now_ns(void) {
     struct timespec t;
@@ -42,97 +52,156 @@ static long long now_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* A new class, or one whose team changed size (called locked): on the team, a duel first, after
-   which the choice runs FIRST_INTERVAL calls whichever it is. */
-static void start_class(fb_class_t *c, int helpers) {
-    c->helpers = helpers;
+/* A class's key: never 0.  signature: 32 bits; helpers: 8 (at most FB_MAX_THREADS - 1 = 255);
+   size: 4; kind: 2. */
+static uint64_t make_key(uint32_t signature, int helpers, int size, int kind) {
+    return (uint64_t)1 << 63 | (uint64_t)signature << 20 | (uint64_t)helpers << 6 | (uint64_t)size << 2 | (uint64_t)kind;
+}
+
+/* The class of ``key``: its place in its set, or the place it is to take (the free one, else the
+   one used least lately). */
+static fb_class_t *find(uint64_t key) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL; /* Fibonacci hashing: the high bits pick the set */
+    fb_class_t *set = &classes[(h >> 40) % (FB_TUNE_CLASSES / FB_TUNE_WAYS) * FB_TUNE_WAYS], *oldest = set;
+    int w;
+    for (w = 0; w < FB_TUNE_WAYS; w++) {
+        if (__atomic_load_n(&set[w].key, __ATOMIC_RELAXED) == key) return &set[w];
+        if (__atomic_load_n(&set[w].used, __ATOMIC_RELAXED) < __atomic_load_n(&oldest->used, __ATOMIC_RELAXED)) oldest = &set[w];
+    }
+    return oldest;
+}
+
+/* A class taking its place for ``key`` (called locked): three calls on the team, the first
+   untimed, then a probe of its caller alone. */
+static void start_class(fb_class_t *c, uint64_t key) {
+    __atomic_store_n(&c->key, key, __ATOMIC_RELAXED);
     __atomic_store_n(&c->team, 1, __ATOMIC_RELAXED);
-    c->interval = FIRST_INTERVAL / 2;
+    c->probe = -1;
+    c->epoch++;
+    c->skip = 1;
+    c->interval = FIRST_INTERVAL;
     c->left = 0;
-    c->step = -1;
+    c->taken = c->next = 0;
+    c->calls[0] = c->calls[1] = c->probes = c->switches = 0;
 }
 
-void fb_tune_set(int on) {
-    int k;
-    if (on && !fb_tune_get()) /* forget: what was measured may not hold any more */
-        for (k = 0; k < FB_TUNE_CLASSES; k++) {
-            while (!try_lock(&classes[k])) sched_yield();
-            classes[k].helpers = 0;
-            unlock(&classes[k]);
-        }
-    __atomic_store_n(&fb_tune_on, on ? 1 : 0, __ATOMIC_RELAXED);
-}
+void fb_tune_set(int on) { __atomic_store_n(&fb_tune_on, on ? 1 : 0, __ATOMIC_RELAXED); }
 
-static double median(double *v, int n) {
+/* The median of n (1 to HISTORY) values. */
+static double median(const double *values, int n) {
+    double v[HISTORY], x;
     int i, j;
-    double x;
-    for (i = 1; i < n; i++) { /* insertion sort: n is 4 */
-        x = v[i];
+    for (i = 0; i < n; i++) { /* insertion sort */
+        x = values[i];
         for (j = i; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
         v[j] = x;
     }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The duel is over (called locked): choose, and run the choice for the next interval's calls.
-   A duel that lost its timings to other threads' calls keeps the choice and comes again soon. */
+/* The probe is over (called locked): compare its timings with the chosen mode's latest.  The
+   team is chosen when its median is at least FB_TUNE_MARGIN below its caller's alone.  A probe
+   that changes the choice makes its timings the new mode's history, and the next probe comes
+   FIRST_INTERVAL calls later, as it does after a class's first probe; one that keeps it comes
+   back twice as late as the last, four times when the probed mode was FAR_BEHIND, up to
+   LAST_INTERVAL.  A probe that lost its
+   timings to other threads' calls keeps the choice and comes again as soon. */
 static void decide(fb_class_t *c) {
-    int team = c->team;
-    if (c->taken[0] > 0 && c->taken[1] > 0) {
-        team = median(c->rate[1], c->taken[1]) < (1.0 - FB_TUNE_MARGIN) * median(c->rate[0], c->taken[0]);
-        c->duels++;
-        if (team != c->team) c->switches++;
-        c->interval = team != c->team ? FIRST_INTERVAL : c->interval >= LAST_INTERVAL / 2 ? LAST_INTERVAL : 2 * c->interval;
-    }
-    __atomic_store_n(&c->team, team, __ATOMIC_RELAXED);
+    double probed, chosen, team_rate, alone_rate;
+    int team = c->team, k;
+    c->probe = -1;
+    c->epoch++;
     c->left = c->interval;
-    c->step = -1;
+    if (c->probed == 0 || c->taken == 0) {
+        c->skip = 1;
+        return;
+    }
+    probed = median(c->probe_rate, c->probed);
+    chosen = median(c->history, c->taken);
+    team_rate = c->team ? chosen : probed;
+    alone_rate = c->team ? probed : chosen;
+    team = team_rate < (1.0 - FB_TUNE_MARGIN) * alone_rate;
+    c->probes++;
+    if (team != c->team) {
+        c->switches++;
+        __atomic_store_n(&c->team, team, __ATOMIC_RELAXED);
+        for (k = 0; k < c->probed; k++) c->history[k] = c->probe_rate[k];
+        c->taken = c->next = c->probed;
+        c->skip = 0; /* the calls go on in the mode the probe ran */
+        c->interval = FIRST_INTERVAL;
+    } else {
+        c->skip = 1;
+        c->interval = c->probes == 1 ? FIRST_INTERVAL : c->interval * (probed > FAR_BEHIND * chosen ? 4 : 2);
+        if (c->interval > LAST_INTERVAL) c->interval = LAST_INTERVAL;
+    }
+    c->left = c->interval;
 }
 
 /* The mode of the class's next call (called locked); *timed: whether to time it. */
 static int next_mode(fb_class_t *c, int *timed) {
-    int mode;
-    *timed = 0;
-    if (c->step < 0 && c->left-- > 0) return c->team;
-    if (c->step < 0) { /* a duel begins */
-        c->step = 0;
-        c->duel++;
-        c->taken[0] = c->taken[1] = 0;
+    if (c->probe < 0 && c->left <= 0 && c->taken >= PROBE_SAMPLES) { /* a probe begins */
+        c->probe = 0;
+        c->probed = 0;
+        c->epoch++;
     }
-    mode = (c->step / DUEL_BLOCK) % 2 ? c->team : !c->team;
-    *timed = c->step % DUEL_BLOCK != 0;
-    c->step++; /* at DUEL_CALLS, the next call decides: the last timing is in by then */
-    return mode;
+    if (c->probe >= 0) {
+        *timed = c->probe > 0;
+        c->probe++;
+        return !c->team;
+    }
+    c->left--;
+    *timed = !c->skip && c->left < HISTORY; /* the chosen mode's latest timings, just before the probe */
+    c->skip = 0;
+    return c->team;
 }
 
-void fb_tuned_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, fb_ssize work, int quick, int kind) {
+/* A timing of a call in ``mode`` (called locked). */
+static void record(fb_class_t *c, int mode, double rate) {
+    if (mode != c->team) {
+        if (c->probed < PROBE_SAMPLES) c->probe_rate[c->probed++] = rate;
+        return;
+    }
+    c->history[c->next] = rate;
+    c->next = (c->next + 1) % HISTORY;
+    if (c->taken < HISTORY) c->taken++;
+}
+
+int fb_tune_begin(fb_tune_call_t *call, int helpers, uint32_t signature, fb_ssize work, int kind) {
     fb_class_t *c;
-    int size = 0, mode, timed;
-    unsigned duel;
-    long long start;
-    double rate;
-    if (helpers <= 0 || work >= FB_TUNE_MAX_WORK || work <= 0 || !fb_tune_get() || kind < 0 || kind >= FB_TUNE_KINDS) {
-        fb_team_run(fn, ctx, npieces, helpers, quick);
-        return;
-    }
+    int size = 0;
+    call->slot = NULL;
+    call->timed = 0;
+    call->team = 1;
+    if (helpers <= 0 || helpers > 255 || work >= FB_TUNE_MAX_WORK || work <= 0 || !fb_tune_get() || kind < 0 ||
+        kind >= FB_TUNE_KINDS)
+        return 1;
     while (size < FB_TUNE_SIZES - 1 && work >= (fb_ssize)1 << (FB_TUNE_MIN_LOG + 1 + size)) size++;
-    c = &classes[size * FB_TUNE_KINDS + kind];
-    if (!try_lock(c)) { /* another thread is at it: its current choice, untimed */
-        fb_team_run(fn, ctx, npieces, __atomic_load_n(&c->team, __ATOMIC_RELAXED) ? helpers : 0, quick);
-        return;
+    call->key = make_key(signature, helpers, size, kind);
+    c = find(call->key);
+    if (!try_lock(c)) { /* another thread is at it: its choice if it is this class, untimed */
+        call->team = __atomic_load_n(&c->key, __ATOMIC_RELAXED) != call->key || __atomic_load_n(&c->team, __ATOMIC_RELAXED);
+        return call->team;
     }
-    if (c->helpers != helpers) start_class(c, helpers);
-    if (c->step >= DUEL_CALLS) decide(c);
-    mode = next_mode(c, &timed);
-    c->calls[mode]++;
-    duel = c->duel;
+    if (c->key != call->key) start_class(c, call->key);
+    __atomic_store_n(&c->used, __atomic_add_fetch(&tuned_calls, 1, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    if (c->probe >= PROBE_CALLS) decide(c);
+    call->team = next_mode(c, &call->timed);
+    c->calls[call->team]++;
+    call->epoch = c->epoch;
     unlock(c);
-    start = timed ? now_ns() : 0;
-    fb_team_run(fn, ctx, npieces, mode ? helpers : 0, quick);
-    if (!timed) return;
-    rate = (double)(now_ns() - start) / (double)work;
-    if (!try_lock(c)) return; /* a timing lost: the duel decides on the others */
-    if (c->duel == duel && c->helpers == helpers && c->taken[mode] < DUEL_SAMPLES) c->rate[mode][c->taken[mode]++] = rate;
+    call->slot = c;
+    call->work = work;
+    call->start = call->timed ? now_ns() : 0;
+    return call->team;
+}
+
+void fb_tune_end(fb_tune_call_t *call) {
+    fb_class_t *c = (fb_class_t *)call->slot;
+    double rate;
+    if (c == NULL || !call->timed) return;
+    rate = (double)(now_ns() - call->start) / (double)call->work;
+    if (!try_lock(c)) return; /* a timing lost: the decision rests on the others */
+    if (c->key == call->key && c->epoch == call->epoch) record(c, call->team, rate);
     unlock(c);
 }
 
@@ -141,17 +210,18 @@ int fb_tune_report(fb_tune_class_t *out) {
     fb_class_t *c;
     for (k = 0; k < FB_TUNE_CLASSES; k++) {
         c = &classes[k];
-        while (!try_lock(c)) sched_yield();
-        if (c->calls[0] + c->calls[1] > 0) {
-            size = k / FB_TUNE_KINDS;
+        lock(c);
+        if (c->key != 0 && c->calls[0] + c->calls[1] > 0) {
+            size = (int)(c->key >> 2 & 15);
+            out[n].signature = (uint32_t)(c->key >> 20);
+            out[n].helpers = (int)(c->key >> 6 & 255);
+            out[n].kind = (int)(c->key & 3);
             out[n].work_from = size == 0 ? 0 : (fb_ssize)1 << (FB_TUNE_MIN_LOG + size);
             out[n].work_to = size == FB_TUNE_SIZES - 1 ? FB_TUNE_MAX_WORK : (fb_ssize)1 << (FB_TUNE_MIN_LOG + 1 + size);
-            out[n].kind = k % FB_TUNE_KINDS;
-            out[n].helpers = c->helpers;
             out[n].team = c->team;
             out[n].calls_alone = c->calls[0];
             out[n].calls_team = c->calls[1];
-            out[n].duels = c->duels;
+            out[n].probes = c->probes;
             out[n].switches = c->switches;
             n++;
         }
@@ -161,7 +231,10 @@ int fb_tune_report(fb_tune_class_t *out) {
 }
 
 /* In a child made by fork() a class may be locked by a thread that does not exist there. */
-static void after_fork_child(void) { memset(classes, 0, sizeof classes); }
+static void after_fork_child(void) {
+    memset(classes, 0, sizeof classes);
+    tuned_calls = 0;
+}
 
 int fb_tune_init(void) { return pthread_atfork(NULL, NULL, after_fork_child); }
 
@@ -171,11 +244,17 @@ int fb_tune_get(void) { return fb_tune_on; }
 
 void fb_tune_set(int on) { fb_tune_on = on ? 1 : 0; }
 
-void fb_tuned_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, fb_ssize work, int quick, int kind) {
+int fb_tune_begin(fb_tune_call_t *call, int helpers, uint32_t signature, fb_ssize work, int kind) {
+    (void)helpers;
+    (void)signature;
     (void)work;
     (void)kind;
-    fb_team_run(fn, ctx, npieces, helpers, quick);
+    call->slot = NULL;
+    call->timed = 0;
+    return call->team = 1;
 }
+
+void fb_tune_end(fb_tune_call_t *call) { (void)call; }
 
 int fb_tune_report(fb_tune_class_t *out) {
     (void)out;

@@ -8,24 +8,32 @@
    256 KiB result 1.5x less time on two; at other times, when its two CPUs did not seem to share
    a cache, a 256 KiB result took 1.5x longer on two.
 
-   So calls are sorted into classes, by their work (a power-of-two range) and their kind (result
-   through the cache; result streamed with one input stream; streamed with two), and each class
-   holds a duel from time to time: 12 calls in four blocks of three, the block's mode alternating
-   (the one not chosen first), the first call of each block untimed (it pays for the switch:
-   helpers waking, data moving between caches).  The team wins when the median of its four
-   timings per byte of work is at least FB_TUNE_MARGIN below the caller's alone; otherwise the
-   caller runs alone, which leaves the other cores to other work.  Between duels the winner runs
-   untimed, for 16 calls after a duel that changed the choice and twice as many as last time after
-   one that kept it, up to 1024: a machine whose state changes is followed within a few duels,
-   and one that does not pays for a duel a few times in a thousand calls.
+   So calls are sorted into classes: by the loop they run (a signature the caller gives: the
+   operation, the element width, the loop, the operands' layout), their work (a power-of-two
+   range), their kind (result through the cache; result streamed with one input stream;
+   streamed with two) and the helpers they may use.  From time to time a class probes the mode
+   it did not choose: three calls, the first untimed (it pays for the switch: helpers waking,
+   data moving between caches), the two others compared with the four calls in the chosen mode
+   just before, timed per byte of work.  (Only those calls are timed: untimed, a call costs the
+   tuner some 50 ns, its lock and its table.)  The team
+   is chosen when its median is at least FB_TUNE_MARGIN below the caller's alone; otherwise the
+   caller runs alone, which leaves the other cores to other work.  The next probe comes 16
+   calls after one that changed the choice, and after one that kept it twice as late as last
+   time (four times when the probed mode was 25 % slower or more), up to 1024 calls: a machine
+   whose state changes is followed within a few probes, and one that does not spends a few
+   calls in a thousand on the slower mode.  (An earlier form timed both modes in a duel of 12
+   calls each time: in the benchmark's rows of 100-200 calls its slower half cost 2-6 %.)
+   Classes of different loops do not share timings: per byte, a shift of bytes costs ten times
+   an AND of bytes, and only the shift gains from a second thread at 1 MiB.
 
-   Calls of FB_TUNE_MAX_WORK bytes of work or more always use the team (streaming from memory,
-   where two threads move more than one); so do calls while tuning is off (the adaptive_threads
-   setting).  A class's measurements are forgotten when the team's size changes. */
+   The classes live in a table of FB_TUNE_CLASSES, FB_TUNE_WAYS to a set: a class that finds its
+   set full takes the place of the one used least lately, which is forgotten.  Calls of
+   FB_TUNE_MAX_WORK bytes of work or more always use the team (streaming from memory, where two
+   threads move more than one); so do calls while tuning is off (the adaptive_threads setting). */
 #ifndef FASTBITS_TUNE_H
 #define FASTBITS_TUNE_H
 
-#include "team.h"
+#include "platform.h"
 
 /* What a call moves, for its class. */
 #define FB_TUNE_CACHED 0     /* its result is written through the cache */
@@ -37,18 +45,35 @@
 #define FB_TUNE_MAX_LOG 26               /* tuned below 64 MiB of work */
 #define FB_TUNE_MAX_WORK ((fb_ssize)1 << FB_TUNE_MAX_LOG)
 #define FB_TUNE_SIZES (FB_TUNE_MAX_LOG - FB_TUNE_MIN_LOG)
-#define FB_TUNE_CLASSES (FB_TUNE_SIZES * FB_TUNE_KINDS)
+#define FB_TUNE_WAYS 2
+#define FB_TUNE_CLASSES 256
 #define FB_TUNE_MARGIN 0.05
 
-/* Run pieces [0, npieces) of fn like fb_team_run, with ``helpers`` helpers or none, whichever the
-   call's class has found faster.  ``work``: the call's bytes of work (its class's size);
-   ``kind``: one of FB_TUNE_CACHED, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2.  Safe from any number
-   of threads at once: a class another thread is updating is left as it is (the call runs the
-   class's current choice, untimed). */
-void fb_tuned_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, fb_ssize work, int quick, int kind);
+/* One call, between fb_tune_begin and fb_tune_end. */
+typedef struct {
+    void *slot;        /* its class, or NULL when it is not tuned */
+    uint64_t key;      /* the class's key when it began */
+    unsigned epoch;    /* the class's epoch when it began */
+    int team;          /* 1: run the call on the team; 0: on its caller alone */
+    int timed;         /* 1: fb_tune_end times it */
+    long long start;   /* when it began (timed calls) */
+    fb_ssize work;
+} fb_tune_call_t;
 
-/* Tuning on (1) or off (0): off, every call runs with the helpers it is given.  Turning it on
-   forgets every class's measurements. */
+/* Whether a call with ``helpers`` helpers at hand is to use them (1) or run on its caller alone
+   (0), as the call's class has found faster; fills *call for fb_tune_end, which must follow
+   the call (it takes its time).  ``signature``: the loop the call runs (calls that share one
+   share timings; any value, chosen by the caller); ``work``: the call's bytes of work (its
+   class's size); ``kind``: one of FB_TUNE_CACHED, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2.  A
+   call that is not tuned (tuning off, work of FB_TUNE_MAX_WORK or more, no helpers) uses the
+   team.  Safe from any number of threads at once: a class another thread is updating is left
+   as it is (the call takes the class's current choice, untimed). */
+int fb_tune_begin(fb_tune_call_t *call, int helpers, uint32_t signature, fb_ssize work, int kind);
+void fb_tune_end(fb_tune_call_t *call);
+
+/* Tuning on (1) or off (0): off, every call uses the helpers it is given.  The classes are
+   kept meanwhile: turned on again, they go on where they were (a stale choice lasts until the
+   class's next probe). */
 void fb_tune_set(int on);
 int fb_tune_get(void);
 
@@ -57,17 +82,19 @@ int fb_tune_init(void);
 
 /* A class's state, for runtime_info(). */
 typedef struct {
+    uint32_t signature;          /* its calls' loop, as their caller gave it */
     fb_ssize work_from, work_to; /* its calls' work: [work_from, work_to) bytes */
     int kind;                    /* FB_TUNE_CACHED, ... */
-    int helpers;                 /* the team size its measurements are for */
+    int helpers;                 /* the helpers its calls may use */
     int team;                    /* 1: its calls use the team now; 0: their caller alone */
     fb_ssize calls_alone;        /* calls run alone, */
-    fb_ssize calls_team;         /* and on the team, duels included, */
-    fb_ssize duels;              /* duels decided, */
+    fb_ssize calls_team;         /* and on the team, probes included, */
+    fb_ssize probes;             /* probes decided, */
     fb_ssize switches;           /* and those that changed the choice */
 } fb_tune_class_t;
 
-/* Copy out the classes that have had calls (at most FB_TUNE_CLASSES); return how many. */
+/* Copy out the classes that have had calls (at most FB_TUNE_CLASSES), in table order; return
+   how many. */
 int fb_tune_report(fb_tune_class_t *out);
 
 #endif /* FASTBITS_TUNE_H */
