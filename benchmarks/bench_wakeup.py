@@ -8,9 +8,10 @@ A helper asleep is woken by the kernel, which on a virtual machine takes tens of
 microseconds: most of a call of a few MiB.  A helper that watches answers at once.  Each
 case calls ``fastbits.bitwise_and`` after something else, as a program does: numpy's same
 call, or a pause (``time.sleep``) of 0.2 or 2 ms.  Configurations, interleaved in a fresh
-random order in every round: one thread; two threads with ``spin_time`` 0 (the helper
-always sleeps), 50 µs (the default before 1 ms, which only spun) and 1 ms (the default:
-spins 50 µs, then yields its CPU between looks).  A sample is the median time of
+random order in every round: one thread; two threads on the team (``adaptive_threads``
+off) with ``spin_time`` 0 (the helper always sleeps), 50 µs (the default before 1 ms, which
+only spun) and 1 ms (the default: spins 50 µs, then yields its CPU between looks); and the
+defaults, where the thread tuner chooses between the team and one thread.  A sample is the median time of
 ``--calls`` calls; the table gives the median over rounds and one thread's time over each.
 
 ``--neighbour`` measures what watching costs another program: a CPU-bound process (a
@@ -33,11 +34,12 @@ import numpy as np
 
 import fastbits
 
-CONFIGS = {               # name: (threads, spin_time)
-    "1 thread": (1, 0.0),
-    "2t, spin 0": (2, 0.0),
-    "2t, spin 50 µs": (2, 50e-6),
-    "2t, spin 1 ms": (2, 1e-3),
+CONFIGS = {               # name: (threads, spin_time, adaptive_threads)
+    "1 thread": (1, 0.0, False),
+    "2t, spin 0": (2, 0.0, False),
+    "2t, spin 50 µs": (2, 50e-6, False),
+    "2t, spin 1 ms": (2, 1e-3, False),
+    "default": (2, 1e-3, True),   # the thread tuner chooses between the team and one thread
 }
 
 
@@ -76,8 +78,8 @@ def timings(rounds: int, calls: int) -> None:
         got = {name: [] for name in names}
         for _ in range(rounds):
             for i in rng.permutation(len(names)):
-                threads, spin = CONFIGS[names[i]]
-                with fastbits.config_context(num_threads=threads, spin_time=spin):
+                threads, spin, adaptive = CONFIGS[names[i]]
+                with fastbits.config_context(num_threads=threads, spin_time=spin, adaptive_threads=adaptive):
                     call()
                     got[names[i]].append(_sample(call, before, calls))
         med = {name: statistics.median(v) for name, v in got.items()}
@@ -111,8 +113,8 @@ def neighbour(rounds: int, seconds: float) -> None:
                                      stdout=subprocess.PIPE, text=True)
             times = []
             if name != "(none)":
-                threads, spin = CONFIGS[name]
-                with fastbits.config_context(num_threads=threads, spin_time=spin):
+                threads, spin, adaptive = CONFIGS[name]
+                with fastbits.config_context(num_threads=threads, spin_time=spin, adaptive_threads=adaptive):
                     while other.poll() is None:
                         np.bitwise_and(a, b)
                         t0 = time.perf_counter()

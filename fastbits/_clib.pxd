@@ -17,6 +17,7 @@ cdef extern from "_c/team.h":
     int fb_threads_get() noexcept nogil
     void fb_threads_set(int n) noexcept nogil
     int fb_team_available() noexcept nogil
+    void fb_team_note_call() noexcept nogil
     ctypedef struct fb_team_stats_t:
         int started
         Py_ssize_t helper_pieces

@@ -21,7 +21,7 @@ from ._clib cimport (
     FB_MAX_THREADS, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_POOL_SLOTS, FB_SANITIZED,
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
     fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
-    fb_team_init, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
+    fb_team_init, fb_team_note_call, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
     fb_team_get_spin, fb_team_set_spin, FB_TUNE_CACHED, FB_TUNE_CLASSES, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2,
     fb_tune_begin, fb_tune_call_t, fb_tune_class_t, fb_tune_end, fb_tune_get, fb_tune_init, fb_tune_report,
     fb_tune_set,
@@ -105,7 +105,10 @@ cdef bint tune_begin(fb_tune_call_t* call, int helpers, Py_ssize_t work, uint32_
     cdef int kind = FB_TUNE_CACHED
     if streamed:
         kind = FB_TUNE_STREAMED_1 if 2 * moved < 5 * result_bytes else FB_TUNE_STREAMED_2
-    return fb_tune_begin(call, helpers, signature, work, kind)
+    if fb_tune_begin(call, helpers, signature, work, kind):
+        return True
+    fb_team_note_call()  # run alone: the team's quick rule counts it (fastbits/_c/team.h)
+    return False
 
 
 cdef void tune_end(fb_tune_call_t* call) noexcept nogil:

@@ -110,6 +110,7 @@ static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t t
     if (tag % 3 == 0) { /* the tuner's choice: the team, or the caller alone */
         fb_tune_call_t tuned;
         int team = fb_tune_begin(&tuned, helpers, tuned_signature(tag), tuned_work[(tag >> 20) % 4], (int)(tag >> 8) % 2);
+        if (!team) fb_team_note_call(); /* as the runtime does */
         fb_team_run(fill_piece, job, npieces, team ? helpers : 0, (int)(tag & 1));
         fb_tune_end(&tuned);
     } else {

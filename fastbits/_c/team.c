@@ -65,7 +65,7 @@ typedef struct {
     int sleeping;           /* helpers waiting on ``wake`` (not spinning) */
     unsigned long call;     /* call number (atomic): a change wakes the helpers */
     int caller_cpu;         /* the CPU the last call was made on, or -1 (atomic) */
-    long long last_call_ns; /* when the last call began (now_ns), 0 before the first */
+    long long last_call_ns; /* when the last call began (now_ns), 0 before the first (atomic) */
     int joins;              /* helpers that joined the current call */
     int missed;             /* calls in a row that no helper joined, though one should have */
     long long woken_ns;     /* when sleeping helpers were last woken and none has run since, or 0 */
@@ -274,8 +274,7 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int q
     if (helpers > 0) {
         now = now_ns();
         pthread_mutex_lock(&team.mu);
-        last = team.last_call_ns;
-        team.last_call_ns = now;
+        last = __atomic_exchange_n(&team.last_call_ns, now, __ATOMIC_RELAXED);
         /* a short call, no helper watching, and none called for lately: alone, waking none */
         alone = quick && team.sleeping >= team.started && (last == 0 || now - last > fb_team_get_spin());
         if (!alone && !team.busy && grow(helpers) > 0) {
@@ -314,6 +313,8 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int q
     }
     for (piece = 0; piece < npieces; piece++) fn(ctx, piece, 0);
 }
+
+void fb_team_note_call(void) { __atomic_store_n(&team.last_call_ns, now_ns(), __ATOMIC_RELAXED); }
 
 /* In a child made by fork() no helper exists and the mutex may be held by a thread that does
    not exist there: start afresh. */
@@ -363,6 +364,8 @@ void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int q
     (void)quick;
     for (piece = 0; piece < npieces; piece++) fn(ctx, piece, 0);
 }
+
+void fb_team_note_call(void) {}
 
 int fb_team_init(void) { return 0; }
 

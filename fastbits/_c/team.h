@@ -32,6 +32,11 @@ typedef void (*fb_piece_fn)(void *ctx, fb_ssize piece, int slot);
    the woken helper will watch for), and otherwise runs on its caller alone. */
 void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int quick);
 
+/* A call that could have used the team ran on its caller alone (the thread tuner chose so): it
+   counts for the quick rule as a call made now, so that when the next call uses the team, a
+   stream of calls has begun and the helpers are woken for it. */
+void fb_team_note_call(void);
+
 /* The thread limit: how many threads (the caller included) a call may use, at least 1.  It is
    what fastbits.set_num_threads sets and threadpoolctl reads and limits. */
 int fb_threads_get(void);
