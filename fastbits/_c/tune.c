@@ -9,6 +9,8 @@
 #define FIRST_INTERVAL 16 /* calls between probes after a decision that changed the choice */
 #define LAST_INTERVAL 1024 /* ... and at most */
 #define FAR_BEHIND 1.25   /* a mode this much slower is probed a quarter as often, not half */
+#define DRIFT 1.5         /* the chosen mode this much slower than when chosen: probe now */
+#define SAMPLE_EVERY 4    /* between probes, one call in this many is timed */
 
 static int fb_tune_on = 1;
 
@@ -32,6 +34,7 @@ typedef struct {
     int taken;              /* timings of the chosen mode in ``history`` (at most HISTORY), */
     int next;               /* and where the next goes */
     double history[HISTORY]; /* the chosen mode's latest timings, nanoseconds per byte of work */
+    double ref;             /* their median when the choice was last made, or 0 */
     int probed;             /* timings in this probe */
     double probe_rate[PROBE_SAMPLES];
     fb_ssize calls[2], probes, switches;
@@ -82,6 +85,7 @@ static void start_class(fb_class_t *c, uint64_t key) {
     c->interval = FIRST_INTERVAL;
     c->left = 0;
     c->taken = c->next = 0;
+    c->ref = 0;
     c->calls[0] = c->calls[1] = c->probes = c->switches = 0;
 }
 
@@ -129,8 +133,10 @@ static void decide(fb_class_t *c) {
         c->taken = c->next = c->probed;
         c->skip = 0; /* the calls go on in the mode the probe ran */
         c->interval = FIRST_INTERVAL;
+        c->ref = probed;
     } else {
         c->skip = 1;
+        c->ref = chosen;
         c->interval = c->probes == 1 ? FIRST_INTERVAL : c->interval * (probed > FAR_BEHIND * chosen ? 4 : 2);
         if (c->interval > LAST_INTERVAL) c->interval = LAST_INTERVAL;
     }
@@ -150,7 +156,8 @@ static int next_mode(fb_class_t *c, int *timed) {
         return !c->team;
     }
     c->left--;
-    *timed = !c->skip && c->left < HISTORY; /* the chosen mode's latest timings, just before the probe */
+    /* the four calls before a probe, and every SAMPLE_EVERY-th one (to see the machine change) */
+    *timed = !c->skip && (c->left < HISTORY || c->left % SAMPLE_EVERY == 0);
     c->skip = 0;
     return c->team;
 }
@@ -164,6 +171,8 @@ static void record(fb_class_t *c, int mode, double rate) {
     c->history[c->next] = rate;
     c->next = (c->next + 1) % HISTORY;
     if (c->taken < HISTORY) c->taken++;
+    if (c->ref > 0 && c->taken == HISTORY && c->probe < 0 && median(c->history, HISTORY) > DRIFT * c->ref)
+        c->left = 0; /* the machine changed under the choice: probe at the next call */
 }
 
 int fb_tune_begin(fb_tune_call_t *call, int helpers, uint32_t signature, fb_ssize work, int kind) {

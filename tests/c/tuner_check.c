@@ -108,14 +108,21 @@ int main(void) {
              (long)team_calls, (long)alone_calls);
     check(now == 0 && alone_calls >= 120, what);
 
+    /* A class follows a change within its interval between probes, at most 1024 calls, and the
+       probe's 3: each phase is longer than that. */
     for (i = 0; i < 300; i++) call(&parallel, 3);
     check(choice(3, &team_calls, &alone_calls) == 1, "a class on the team before its pieces change");
-    for (i = 0; i < 400; i++) call(&serialized, 3);
+    for (i = 0; i < 1100; i++) call(&serialized, 3);
     now = choice(3, &team_calls, &alone_calls);
     check(now == 0, "a class whose pieces stop overlapping goes to its caller alone");
-    for (i = 0; i < 400; i++) call(&parallel, 3);
+    for (i = 0; i < 1100; i++) call(&parallel, 3);
     now = choice(3, &team_calls, &alone_calls);
     check(now == 1, "... and back to the team when they overlap again");
+
+    /* ... but a class whose chosen mode turns slow does not wait for its next probe */
+    for (i = 0; i < 1100; i++) call(&parallel, 5); /* probes now 1024 calls apart */
+    for (i = 0; i < 20; i++) call(&serialized, 5);
+    check(choice(5, &team_calls, &alone_calls) == 0, "a class whose team calls take twice as long probes at once");
 
     fb_tune_set(0);
     for (i = 0; i < 40; i++) call(&serialized, 4);
