@@ -116,10 +116,10 @@ def set_config(
         caller alone, whichever has been faster for calls like it (default True; False when
         ``OMP_DYNAMIC=false``).  Calls are sorted by the loop they run (operation, element
         width, layout), by size (powers of two) and by what they move (result through the
-        cache, streamed with one input, streamed with two).  Now and then a class runs three
-        calls the other way (the first untimed) and compares them with its two latest,
-        keeping the team only when its fastest time is at least 5 % lower; it does so at once
-        when its choice turns 1.5 times slower than when it was made.  A second thread
+        cache, streamed with one input, streamed with two).  Now and then a class runs five
+        calls the other way (the first untimed) and compares them with its four latest,
+        keeping the team only when its median time is at least 5 % lower; it does so within a
+        few calls when its choice turns 1.5 times slower than when it was made.  A second thread
         pays for a call of a few MiB on some machines and states and not on others (measured
         on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone, 409 µs on
         two threads; with a second array 545 µs alone, 351 µs on two).  False: every call from

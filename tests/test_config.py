@@ -412,18 +412,18 @@ def _tuner(calls, one_cpu=False):
 
 @pytest.mark.compiled
 def test_the_tuner_probes_on_a_fixed_schedule():
-    """A class's first 3 calls run on the team, the next 3 probe its caller alone, and the 7th
-    decides; the choice runs 16 calls, the next probe takes calls 23-25, and call 26 decides
+    """A class's first 5 calls run on the team, the next 5 probe its caller alone, and the 11th
+    decides; the choice runs 16 calls, the next probe takes calls 27-31, and call 32 decides
     again.  Every call is counted once, in the class of its work and kind."""
-    for calls, probes in ((6, 0), (7, 1), (25, 1), (26, 2)):
+    for calls, probes in ((10, 0), (11, 1), (31, 1), (32, 2)):
         (got,) = _tuner(f"for _ in range({calls}): fastbits.bitwise_and(a, a)")
         assert got["work_from"] <= 1 << 20 < got["work_to"]
         assert got["kind"] == "cached"
         assert got["calls_alone"] + got["calls_team"] == calls, got
         assert got["probes"] == probes, (calls, got)
         assert got["threads"] in (1, 2) and 0 <= got["switches"] <= probes
-    (got,) = _tuner("for _ in range(6): fastbits.bitwise_and(a, a)")
-    assert got["calls_alone"] == got["calls_team"] == 3
+    (got,) = _tuner("for _ in range(10): fastbits.bitwise_and(a, a)")
+    assert got["calls_alone"] == got["calls_team"] == 5
 
 
 @pytest.mark.compiled

@@ -6,7 +6,9 @@ the machine runs, or sleep holding one lock, so that they cannot; the tuner must
 team for the first, the caller alone for the second, and follow a class whose pieces change
 (at its next probe, or at once when its chosen mode turns 1.5 times slower).
 Through Python the tuner's choice follows the machine's state, which a test cannot set; here it
-is set.  The checks it prints are in its source.
+is set.  The checks it prints are in its source.  They need a helper thread that runs when
+woken: the program first times the team against one thread, untuned, and exits with 77 (this
+test is skipped, saying so) where every CPU is busy with other work.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ def test_the_tuner_chooses_by_timing_and_the_quick_rule_counts_calls_run_alone(t
     )
     assert build.returncode == 0, build.stderr
     done = subprocess.run([str(program)], capture_output=True, text=True, timeout=120)
+    if done.returncode == 77:  # its helper cannot run beside it: the checks' premise is missing
+        pytest.skip(done.stdout.strip())
     assert done.returncode == 0, done.stdout + done.stderr
     assert "every check held" in done.stdout, done.stdout
     assert done.stdout.count("held: ") == 9, done.stdout

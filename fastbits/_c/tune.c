@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#define PROBE_CALLS 3     /* calls of a probe: the other mode, the first untimed */
+#define PROBE_CALLS 5     /* calls of a probe: the other mode, the first untimed */
 #define PROBE_SAMPLES (PROBE_CALLS - 1)
 #define HISTORY 4         /* the chosen mode's latest timings kept */
 #define FIRST_INTERVAL 16 /* calls between probes after a decision that changed the choice */
@@ -74,7 +74,7 @@ static fb_class_t *find(uint64_t key) {
     return oldest;
 }
 
-/* A class taking its place for ``key`` (called locked): three calls on the team, the first
+/* A class taking its place for ``key`` (called locked): five calls on the team, the first
    untimed, then a probe of its caller alone. */
 static void start_class(fb_class_t *c, uint64_t key) {
     __atomic_store_n(&c->key, key, __ATOMIC_RELAXED);
@@ -103,30 +103,13 @@ static double median(const double *values, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The least of n (1 to HISTORY) values. */
-static double least(const double *values, int n) {
-    double x = values[0];
-    int i;
-    for (i = 1; i < n; i++)
-        if (values[i] < x) x = values[i];
-    return x;
-}
-
-/* The least of the class's latest n timings in its chosen mode (n at most c->taken). */
-static double least_latest(const fb_class_t *c, int n) {
-    double x = c->history[(c->next + HISTORY - 1) % HISTORY];
-    int i;
-    for (i = 2; i <= n; i++)
-        if (c->history[(c->next + HISTORY - i) % HISTORY] < x) x = c->history[(c->next + HISTORY - i) % HISTORY];
-    return x;
-}
-
-/* The probe is over (called locked): compare its timings with as many of the chosen mode's
-   latest, the fastest of each: what else runs on the machine only ever slows a call, so the fastest is
-   the call's own cost (a helper's wake-up included, which every call on the team pays), where
-   a median of two is one delayed call away from the wrong choice (measured: a transposed OR
-   of 4 MiB, 2.2 ms on the team and 3.7 ms alone, went to one thread after such a probe).  The
-   team is chosen when its time is at least FB_TUNE_MARGIN below its caller's alone.  A probe
+/* The probe is over (called locked): compare the median of its timings with the median of
+   the chosen mode's latest.  Medians, of four: a median of two was one delayed call away from
+   the wrong choice (a transposed OR of 4 MiB, 2.2 ms on the team and 3.7 ms alone, went to one
+   thread after such a probe), and the fastest of two favoured the team, whose calls vary of
+   themselves (a helper that joins late): with it an OR of 64K int32 with a scalar spent half a
+   full run on the team, at 15-17 µs a call against 12 µs alone.  The team is chosen when its
+   median is at least FB_TUNE_MARGIN below its caller's alone.  A probe
    that changes the choice makes its timings the new mode's history, and the next probe comes
    FIRST_INTERVAL calls later, as it does after a class's first probe; one that keeps it comes
    back twice as late as the last, four times when the probed mode was FAR_BEHIND, up to
@@ -142,9 +125,8 @@ static void decide(fb_class_t *c) {
         c->skip = 1;
         return;
     }
-    /* as many of each: the least of more timings would favour their mode */
-    probed = least(c->probe_rate, c->probed);
-    chosen = least_latest(c, c->probed < c->taken ? c->probed : c->taken);
+    probed = median(c->probe_rate, c->probed);
+    chosen = median(c->history, c->taken);
     team_rate = c->team ? chosen : probed;
     alone_rate = c->team ? probed : chosen;
     team = team_rate < (1.0 - FB_TUNE_MARGIN) * alone_rate;
@@ -153,13 +135,14 @@ static void decide(fb_class_t *c) {
         c->switches++;
         __atomic_store_n(&c->team, team, __ATOMIC_RELAXED);
         for (k = 0; k < c->probed; k++) c->history[k] = c->probe_rate[k];
-        c->taken = c->next = c->probed;
+        c->taken = c->probed;
+        c->next = c->probed % HISTORY;
         c->skip = 0; /* the calls go on in the mode the probe ran */
         c->interval = FIRST_INTERVAL;
-        c->ref = median(c->probe_rate, c->probed);
+        c->ref = probed;
     } else {
         c->skip = 1;
-        c->ref = median(c->history, c->taken);
+        c->ref = chosen;
         c->interval = c->probes == 1 ? FIRST_INTERVAL : c->interval * (probed > FAR_BEHIND * chosen ? 4 : 2);
         if (c->interval > LAST_INTERVAL) c->interval = LAST_INTERVAL;
     }
@@ -168,7 +151,7 @@ static void decide(fb_class_t *c) {
 
 /* The mode of the class's next call (called locked); *timed: whether to time it. */
 static int next_mode(fb_class_t *c, int *timed) {
-    if (c->probe < 0 && c->left <= 0 && c->taken >= PROBE_SAMPLES) { /* a probe begins */
+    if (c->probe < 0 && c->left <= 0 && c->taken >= HISTORY) { /* a probe begins */
         c->probe = 0;
         c->probed = 0;
         c->epoch++;
@@ -194,8 +177,9 @@ static void record(fb_class_t *c, int mode, double rate) {
     c->history[c->next] = rate;
     c->next = (c->next + 1) % HISTORY;
     if (c->taken < HISTORY) c->taken++;
-    if (c->ref > 0 && c->taken == HISTORY && c->probe < 0 && median(c->history, HISTORY) > DRIFT * c->ref)
-        c->left = 0; /* the machine changed under the choice: probe at the next call */
+    if (c->ref > 0 && c->taken == HISTORY && c->probe < 0 && c->left > HISTORY &&
+        median(c->history, HISTORY) > DRIFT * c->ref)
+        c->left = HISTORY; /* the machine changed under the choice: time the next four, then probe */
 }
 
 int fb_tune_begin(fb_tune_call_t *call, int helpers, uint32_t signature, fb_ssize work, int kind) {

@@ -14,15 +14,15 @@
    streamed with two) and the helpers they may use.  One call in four is timed per byte of work
    (two clock reads of 36 ns each on this VM and a lock, against the 10 µs and more of a call),
    and the four before a probe.  From time to time a class probes the mode it did not choose:
-   three calls, the first untimed (it pays for the switch: helpers waking, data moving between
-   caches), the two others compared with the two calls in the chosen mode just before, the
-   fastest of each (other work on the machine only ever slows a call).  The team is chosen
-   when its time is at least FB_TUNE_MARGIN below the caller's alone; otherwise the caller runs
+   five calls, the first untimed (it pays for the switch: helpers waking, data moving between
+   caches), the four others compared with the four calls in the chosen mode just before.  The
+   team is chosen when its median is at least FB_TUNE_MARGIN below the caller's alone; otherwise the caller runs
    alone, which leaves the other cores to other work.  The next probe comes 16
    calls after one that changed the choice, and after one that kept it twice as late as last
-   time (four times when the probed mode was 25 % slower or more), up to 1024 calls, or at
-   once when the chosen mode's latest four timings are 1.5 times what they were when it was
-   chosen: a machine whose state changes is followed within a few calls, and one that does not
+   time (four times when the probed mode was 25 % slower or more), up to 1024 calls; or, when
+   the chosen mode's latest four timings are 1.5 times what they were when it was chosen,
+   after four more calls, all timed (so that the probe is weighed against them, not against
+   timings from before the change): a machine whose state changes is followed within a few calls, and one that does not
    spends a few calls in a thousand on the slower mode.  (An earlier form timed both modes in a
    duel of 12 calls each time: in the benchmark's rows of 100-200 calls its slower half cost
    2-6 %.)
