@@ -13,9 +13,9 @@ The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bit
 through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
 ``parallel_threshold`` (256 KiB by default) of unpacked elements or more is cut into pieces
 the thread team shares when the thread tuner finds it faster (:mod:`fastbits._runtime`): a
-second thread measured 1.6 times faster from 1M int4 elements up (1.25 times at 512K).  The output is written with
-plain stores: streaming stores measured 20-30 % faster for 4M int4 elements on one thread but
-no faster on two, and slower below.
+second thread measured 1.6 times faster from 1M int4 elements up (1.25 times at 512K).  The
+output is written with plain stores: streaming stores measured 20-30 % faster for 4M int4
+elements on one thread but no faster on two, and slower below.
 """
 
 cimport numpy as cnp

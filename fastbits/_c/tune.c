@@ -120,9 +120,9 @@ static void decide(fb_class_t *c) {
     int team = c->team, k;
     c->probe = -1;
     c->epoch++;
-    c->left = c->interval;
     if (c->probed == 0 || c->taken == 0) {
         c->skip = 1;
+        c->left = c->interval;
         return;
     }
     probed = median(c->probe_rate, c->probed);
