@@ -112,19 +112,21 @@ def set_config(
         helpers to sleep at once.  Applies at once, also to helpers watching now; the pure
         path keeps the value and ignores it.
     adaptive_threads : bool, optional
-        Let each call from ``parallel_threshold`` to 64 MiB of work run on the team or on its
-        caller alone, whichever has been faster for calls like it (default True; False when
-        ``OMP_DYNAMIC=false``).  Calls are sorted by the loop they run (operation, element
-        width, layout), by size (powers of two) and by what they move (result through the
-        cache, streamed with one input, streamed with two).  Now and then a class runs five
-        calls the other way (the first untimed) and compares them with its four latest,
-        keeping the team only when its median time is at least 5 % lower; it does so within a
-        few calls when its choice turns 1.5 times slower than when it was made.  A second thread
-        pays for a call of a few MiB on some machines and states and not on others (measured
-        on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone, 409 µs on
-        two threads; with a second array 545 µs alone, 351 µs on two).  False: every call from
-        ``parallel_threshold`` uses the team.  ``runtime_info()["thread_choices"]`` shows the
-        classes' choices.  The pure path keeps the value and ignores it.
+        Let each call from ``parallel_threshold`` to 64 MiB of work run on the team or on
+        its caller alone, whichever has been faster for calls like it (default True; False
+        when ``OMP_DYNAMIC=false``).  Calls are sorted by the loop they run (operation,
+        element width, layout), by size (powers of two) and by what they move (result
+        through the cache, streamed with one input, streamed with two).  Now and then a class
+        runs five calls the other way (the first untimed) and compares them with its four
+        latest, choosing the team when its median time is at least 10 % lower in two such
+        probes in a row and keeping it while it is at least 2 % lower; it does so within a
+        few calls when its choice turns 1.5 times slower than when it was made.  A second
+        thread pays for a call of a few MiB on some machines and states and not on others
+        (measured on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone,
+        409 µs on two threads; with a second array 545 µs alone, 351 µs on two).  False:
+        every call from ``parallel_threshold`` uses the team.
+        ``runtime_info()["thread_choices"]`` shows the classes' choices.  The pure path keeps
+        the value and ignores it.
 
     Raises
     ------

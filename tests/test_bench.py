@@ -75,7 +75,9 @@ def test_bench_json(smoke_run):
     assert report["fastbits"] == ("fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py")
     assert {case["group"] for case in report["cases"]} >= GROUPS
     for case in report["cases"]:
-        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results", "ceiling", "note"}
+        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results", "ceiling", "note",
+                             "thread_choices"}
+        assert isinstance(case["thread_choices"], list)
         # smoke cases are small: measured against the cache copy (or nothing, moving no bytes)
         assert case["ceiling"] == ("cache" if case["bytes"] else None)
         assert set(case["results"]) == names
@@ -143,6 +145,27 @@ def test_bench_clears_the_progress_line_before_the_header(monkeypatch):
     text = screen.getvalue()
     assert "ceilingsmachine: " not in text
     assert "memory-bandwidth ceilings\r\x1b[Kmachine: " in text   # the progress line erased first
+
+
+def test_tuner_changes_are_per_case(monkeypatch):
+    """A case's ``thread_choices`` are the tuner's classes that had calls while it was timed, with
+    the counts of that time; a class that lost its table place and came back counts from zero."""
+    from fastbits._bench import run
+
+    def cls(sig, alone, team, probes, switches, threads=2):
+        return {"signature": sig, "work_from": 1 << 20, "work_to": 1 << 21, "kind": "cached",
+                "num_threads": 2, "threads": threads, "calls_alone": alone, "calls_team": team,
+                "probes": probes, "switches": switches}
+
+    table = [cls(1, 10, 50, 3, 1), cls(2, 5, 5, 2, 0), cls(3, 100, 0, 9, 2)]
+    monkeypatch.setattr(run.fastbits, "runtime_info", lambda: {"thread_choices": table})
+    before = run._choices()
+    table = [cls(1, 15, 80, 4, 2, threads=1), cls(2, 5, 5, 2, 0), cls(3, 2, 1, 1, 0), cls(4, 0, 7, 0, 0)]
+    changed = {c["signature"]: c for c in run.tuner_changes(before)}
+    assert set(changed) == {1, 3, 4}      # class 2 had no calls in between
+    assert changed[1] == cls(1, 5, 30, 1, 1, threads=1)
+    assert changed[3] == cls(3, 2, 1, 1, 0)   # evicted and back: its counts since it came back
+    assert changed[4] == cls(4, 0, 7, 0, 0)   # new
 
 
 def test_cases_cover_the_issue():

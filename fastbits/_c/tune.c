@@ -31,6 +31,7 @@ typedef struct {
     int skip;               /* the next call in the chosen mode follows a probe: not timed */
     int interval;           /* calls between the last probe and the next */
     fb_ssize left;          /* calls before the next probe */
+    int leaning;            /* the last probe, of the team, found it faster: the next may move to it */
     int taken;              /* timings of the chosen mode in ``history`` (at most HISTORY), */
     int next;               /* and where the next goes */
     double history[HISTORY]; /* the chosen mode's latest timings, nanoseconds per byte of work */
@@ -84,6 +85,7 @@ static void start_class(fb_class_t *c, uint64_t key) {
     c->skip = 1;
     c->interval = FIRST_INTERVAL;
     c->left = 0;
+    c->leaning = 0;
     c->taken = c->next = 0;
     c->ref = 0;
     c->calls[0] = c->calls[1] = c->probes = c->switches = 0;
@@ -109,7 +111,13 @@ static double median(const double *values, int n) {
    thread after such a probe), and the fastest of two favoured the team, whose calls vary of
    themselves (a helper that joins late): with it an OR of 64K int32 with a scalar spent half a
    full run on the team, at 15-17 µs a call against 12 µs alone.  The team is chosen when its
-   median is at least FB_TUNE_MARGIN below its caller's alone.  A probe
+   median is at least FB_TUNE_JOIN below its caller's alone, and kept while it is at least
+   FB_TUNE_STAY below; a class on its caller alone moves to the team on the second of two
+   probes in a row that find it faster (the first brings the second FIRST_INTERVAL calls
+   later): where the team's calls are fast in some milliseconds and slow in others, one probe
+   of four calls could land on fast ones, and an OR of 1M int8 changed mode 12 times in 620
+   calls of a full benchmark run, at 61.6 µs a call against 58.3 µs on one thread.  Leaving the team takes one
+   probe: the caller alone is the safe side.  A probe
    that changes the choice makes its timings the new mode's history, and the next probe comes
    FIRST_INTERVAL calls later, as it does after a class's first probe; one that keeps it comes
    back twice as late as the last, four times when the probed mode was FAR_BEHIND, up to
@@ -129,7 +137,13 @@ static void decide(fb_class_t *c) {
     chosen = median(c->history, c->taken);
     team_rate = c->team ? chosen : probed;
     alone_rate = c->team ? probed : chosen;
-    team = team_rate < (1.0 - FB_TUNE_MARGIN) * alone_rate;
+    team = team_rate < (1.0 - (c->team ? FB_TUNE_STAY : FB_TUNE_JOIN)) * alone_rate;
+    if (team && !c->team && !c->leaning) {
+        c->leaning = 1; /* once: probe again soon */
+        team = 0;
+    } else {
+        c->leaning = 0;
+    }
     c->probes++;
     if (team != c->team) {
         c->switches++;
@@ -143,7 +157,8 @@ static void decide(fb_class_t *c) {
     } else {
         c->skip = 1;
         c->ref = chosen;
-        c->interval = c->probes == 1 ? FIRST_INTERVAL : c->interval * (probed > FAR_BEHIND * chosen ? 4 : 2);
+        c->interval = c->probes == 1 || c->leaning ? FIRST_INTERVAL
+                                                    : c->interval * (probed > FAR_BEHIND * chosen ? 4 : 2);
         if (c->interval > LAST_INTERVAL) c->interval = LAST_INTERVAL;
     }
     c->left = c->interval;

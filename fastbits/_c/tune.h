@@ -16,8 +16,13 @@
    and the four before a probe.  From time to time a class probes the mode it did not choose:
    five calls, the first untimed (it pays for the switch: helpers waking, data moving between
    caches), the four others compared with the four calls in the chosen mode just before.  The
-   team is chosen when its median is at least FB_TUNE_MARGIN below the caller's alone; otherwise the caller runs
-   alone, which leaves the other cores to other work.  The next probe comes 16
+   team is chosen when its median is at least FB_TUNE_JOIN below the caller's alone in two
+   probes in a row (the first brings the second 16 calls closer), and kept while it is at least
+   FB_TUNE_STAY below; otherwise the caller runs alone, which leaves the other cores to other
+   work.  The gap between the two margins and the second probe are there for a class whose
+   modes are close, or whose team calls are fast in some milliseconds and slow in others: with
+   one margin of 5 % both ways and one probe, a 64K XOR with a scalar changed mode 9 times in
+   3,100 calls of a full benchmark run, and each change brings the next probe closer.  The next probe comes 16
    calls after one that changed the choice, and after one that kept it twice as late as last
    time (four times when the probed mode was 25 % slower or more), up to 1024 calls; or, when
    the chosen mode's latest four timings are 1.5 times what they were when it was chosen,
@@ -50,7 +55,8 @@
 #define FB_TUNE_SIZES (FB_TUNE_MAX_LOG - FB_TUNE_MIN_LOG)
 #define FB_TUNE_WAYS 2
 #define FB_TUNE_CLASSES 256
-#define FB_TUNE_MARGIN 0.05
+#define FB_TUNE_JOIN 0.10 /* the team's median this much below alone's to be chosen */
+#define FB_TUNE_STAY 0.02 /* ... and to be kept */
 
 /* One call, between fb_tune_begin and fb_tune_end. */
 typedef struct {

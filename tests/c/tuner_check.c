@@ -6,8 +6,9 @@
    else the machine runs: there the team must win.  A "serial" piece sleeps holding one mutex,
    so that two threads cannot overlap, and four times as long on a helper (as on a CPU shared
    with other work): there the team is clearly slower and the caller must run alone.  A class
-   whose pieces turn from one to the other must follow.  Each check prints a line; the
-   exit status is 0 when every check held.
+   whose pieces turn from one to the other must follow.  First, calls whose time is set by the
+   mode the tuner chose (the clock read until then, no helper) check its margins.  Each check
+   prints a line; the exit status is 0 when every check held.
 
    The checks need a helper that runs when woken: on a machine whose CPUs are all busy with
    other work it joins late or not at all, and the team is no team.  So the program first times
@@ -96,6 +97,64 @@ static double untuned(const job_t *job, int helpers) {
     return t[5 + 7];
 }
 
+/* A call that takes alone_us on its caller alone and team_us on the team, as the tuner chose:
+   the clock read until then (no piece, no helper), to check the tuner's margins. */
+static int timed_call(double alone_us, double team_us, uint32_t signature) {
+    fb_tune_call_t tuned;
+    int team = fb_tune_begin(&tuned, 1, signature, WORK, FB_TUNE_CACHED);
+    double until = seconds() + 1e-6 * (team ? team_us : alone_us);
+    while (seconds() < until) {
+    }
+    fb_tune_end(&tuned);
+    return team;
+}
+
+static fb_ssize switches(uint32_t signature) {
+    fb_tune_class_t classes[FB_TUNE_CLASSES];
+    int k, n = fb_tune_report(classes);
+    for (k = 0; k < n; k++)
+        if (classes[k].signature == signature) return classes[k].switches;
+    return -1;
+}
+
+/* The margins: the team is chosen when its median is FB_TUNE_JOIN below alone's (10 %), and kept
+   while it is FB_TUNE_STAY below (2 %).  A team 6 % faster is not chosen, and once chosen is not
+   left when it is 4 % faster: with one margin of 5 % both ways a class whose modes were that
+   close changed mode on every other probe.  And a class on its caller alone moves to the team
+   on the second of two probes that find it faster, not on one. */
+static void stays(uint32_t signature, double team_us, int team, const char *what) {
+    fb_ssize team_calls, alone_calls;
+    char line[200];
+    int i, now;
+    for (i = 0; i < 3000; i++) timed_call(50, team_us, signature);
+    now = choice(signature, &team_calls, &alone_calls);
+    snprintf(line, sizeof line, "%s (%ld calls on the team, %ld alone)", what, (long)team_calls, (long)alone_calls);
+    check(now == team && (team ? alone_calls : team_calls) < 100, line);
+}
+
+static void margins(void) {
+    fb_ssize team_calls, alone_calls, before;
+    int i, now, on_team;
+    char what[200];
+    for (i = 0; i < 200; i++) timed_call(50, 75, 10);
+    check(choice(10, &team_calls, &alone_calls) == 0, "a team 1.5 times slower: the caller alone");
+    stays(10, 47, 0, "... and the team 6 % faster: still alone");
+    for (i = 0; i < 3000; i++) timed_call(50, 42.5, 10);
+    check(choice(10, &team_calls, &alone_calls) == 1, "... and 15 % faster: the team");
+    for (i = 0; i < 200; i++) timed_call(50, 25, 11);
+    check(choice(11, &team_calls, &alone_calls) == 1, "a team twice as fast: the team");
+    stays(11, 48, 1, "... and only 4 % faster: still the team");
+
+    for (i = 0; i < 200; i++) timed_call(50, 75, 12);
+    before = switches(12);
+    for (i = 0, on_team = 0; i < 400; i++) /* the next five calls on the team (a probe) are fast */
+        on_team += timed_call(50, on_team < 5 ? 25 : 75, 12);
+    now = choice(12, &team_calls, &alone_calls);
+    snprintf(what, sizeof what, "one probe that finds the team faster, the next slower: no move (%ld switches, "
+             "%d calls on the team)", (long)(switches(12) - before), on_team);
+    check(now == 0 && switches(12) == before && on_team >= 5, what);
+}
+
 static fb_ssize woken(void) {
     fb_team_stats_t stats;
     fb_team_stats(&stats);
@@ -126,6 +185,7 @@ int main(void) {
     if (fb_team_init() != 0 || fb_tune_init() != 0) return 2;
     fb_threads_set(2);
     fb_team_set_spin(1000000L, 1);
+    margins(); /* no helper runs in these: checked even where the CPUs are busy */
     {
         double team = untuned(&parallel, 1), alone = untuned(&parallel, 0);
         if (team > alone / 1.3) {
@@ -135,11 +195,13 @@ int main(void) {
         }
     }
 
-    for (i = 0; i < 150; i++) call(&parallel, 1);
+    /* (300 calls: a first probe of the caller alone that wins by chance takes the class off the
+       team, and two probes, 16 calls apart, bring it back) */
+    for (i = 0; i < 300; i++) call(&parallel, 1);
     now = choice(1, &team_calls, &alone_calls);
     snprintf(what, sizeof what, "pieces that overlap on two threads: the team (%ld calls on it, %ld alone)",
              (long)team_calls, (long)alone_calls);
-    check(now == 1 && team_calls >= 100, what);
+    check(now == 1 && team_calls >= 200, what);
 
     for (i = 0; i < 150; i++) call(&serialized, 2);
     now = choice(2, &team_calls, &alone_calls);
@@ -148,13 +210,14 @@ int main(void) {
     check(now == 0 && alone_calls >= 120, what);
 
     /* A class follows a change within its interval between probes, at most 1024 calls, and the
-       probe's 3: each phase is longer than that. */
+       probe's 5; to the team, 16 more and a second probe.  Each phase is longer than that, the
+       way back twice as long: a probe that a busy machine spoils comes again. */
     for (i = 0; i < 300; i++) call(&parallel, 3);
     check(choice(3, &team_calls, &alone_calls) == 1, "a class on the team before its pieces change");
     for (i = 0; i < 1100; i++) call(&serialized, 3);
     now = choice(3, &team_calls, &alone_calls);
     check(now == 0, "a class whose pieces stop overlapping goes to its caller alone");
-    for (i = 0; i < 1100; i++) call(&parallel, 3);
+    for (i = 0; i < 2200; i++) call(&parallel, 3);
     now = choice(3, &team_calls, &alone_calls);
     check(now == 1, "... and back to the team when they overlap again");
 
