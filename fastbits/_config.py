@@ -119,8 +119,9 @@ def set_config(
         through the cache, streamed with one input, streamed with two).  Now and then a class
         runs five calls the other way (the first untimed) and compares them with its four
         latest, choosing the team when its median time is at least 10 % lower in two such
-        probes in a row and keeping it while it is at least 2 % lower; it does so within a
-        few calls when its choice turns 1.5 times slower than when it was made.  A second
+        probes in a row (in one when the caller alone is 1.25 times slower) and keeping it
+        while it is at least 2 % lower; it probes within a few calls when its choice turns
+        1.5 times slower than when it was made.  A second
         thread pays for a call of a few MiB on some machines and states and not on others
         (measured on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone,
         409 µs on two threads; with a second array 545 µs alone, 351 µs on two).  False:

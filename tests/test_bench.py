@@ -86,7 +86,11 @@ def test_bench_json(smoke_run):
         assert numpy["reps"] == 2 and len(numpy["samples_s"]) == 2
         assert numpy["q1_s"] <= numpy["median_s"] <= numpy["q3_s"]
         fb = case["results"][report["fastbits"]]
-        assert fb["status"] == "ok" and fb["ratio_to_fastbits"] == 1.0
+        assert fb["status"] == "ok" and fb["ratio_to_fastbits"] == 1.0 and fb["ratio_to_fastbits_paired"] == 1.0
+        for res in case["results"].values():
+            if res["status"] == "ok":   # each repetition's ratio, their median
+                ratios = sorted(x / y for x, y in zip(res["samples_s"], fb["samples_s"]))
+                assert res["ratio_to_fastbits_paired"] == pytest.approx((ratios[0] + ratios[1]) / 2)
         for res in case["results"].values():
             assert res["status"] in ("ok", "absent", "n/a", "wrong", "error")
             if res["status"] != "ok":

@@ -3,6 +3,7 @@ bit for bit, then the ones that agree timed interleaved, with their ratios."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any, Callable
 
 import numpy as np
@@ -123,12 +124,17 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
             results[name]["note"] = notes[name]
     base = results.get("numpy", {}).get("median_s")
     fb = results.get(fastbits_name(), {}).get("median_s")
+    fb_samples = results.get(fastbits_name(), {}).get("samples_s")
     for res in results.values():
         if res["status"] != "ok":
             continue
         t = res["median_s"]
         res["speedup_vs_numpy"] = base / t if base else None
         res["ratio_to_fastbits"] = t / fb if fb else None
+        # the same, repetition by repetition: the median of each repetition's ratio, which a
+        # machine that changes state between repetitions moves less than a ratio of medians
+        res["ratio_to_fastbits_paired"] = (statistics.median(x / y for x, y in zip(res["samples_s"], fb_samples))
+                                           if fb_samples and all(y > 0 for y in fb_samples) else None)
         res["gbps"] = nbytes / t / 1e9 if nbytes and t > 0 else None
     tuned = tuner_changes(choices)
     return {

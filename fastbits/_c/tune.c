@@ -8,7 +8,8 @@
 #define HISTORY 4         /* the chosen mode's latest timings kept */
 #define FIRST_INTERVAL 16 /* calls between probes after a decision that changed the choice */
 #define LAST_INTERVAL 1024 /* ... and at most */
-#define FAR_BEHIND 1.25   /* a mode this much slower is probed a quarter as often, not half */
+#define FAR_BEHIND 1.25   /* a mode this much slower is probed a quarter as often, not half;
+                             a team this much faster is joined on one probe */
 #define DRIFT 1.5         /* the chosen mode this much slower than when chosen: probe now */
 #define SAMPLE_EVERY 4    /* between probes, one call in this many is timed */
 
@@ -112,12 +113,15 @@ static double median(const double *values, int n) {
    themselves (a helper that joins late): with it an OR of 64K int32 with a scalar spent half a
    full run on the team, at 15-17 µs a call against 12 µs alone.  The team is chosen when its
    median is at least FB_TUNE_JOIN below its caller's alone, and kept while it is at least
-   FB_TUNE_STAY below; a class on its caller alone moves to the team on the second of two
-   probes in a row that find it faster (the first brings the second FIRST_INTERVAL calls
-   later): where the team's calls are fast in some milliseconds and slow in others, one probe
-   of four calls could land on fast ones, and an OR of 1M int8 changed mode 12 times in 620
-   calls of a full benchmark run, at 61.6 µs a call against 58.3 µs on one thread.  Leaving the team takes one
-   probe: the caller alone is the safe side.  A probe
+   FB_TUNE_STAY below; a class on its caller alone moves to the team at once when its caller
+   alone is FAR_BEHIND, otherwise on the second of two probes in a row that find the team
+   faster (the first brings the second FIRST_INTERVAL calls later): where the team's calls are
+   fast in some milliseconds and slow in others, one probe of four calls could land on fast
+   ones, and an OR of 1M int8 changed mode 12 times in 620 calls of a full benchmark run, at
+   61.6 µs a call against 58.3 µs on one thread; but a second probe for every gain kept a 1M
+   int32 AND out=, 1.5 times faster on the team, alone for a third of its row after the
+   machine had slowed its team for a moment.  Leaving the team takes one probe: the caller
+   alone is the safe side.  A probe
    that changes the choice makes its timings the new mode's history, and the next probe comes
    FIRST_INTERVAL calls later, as it does after a class's first probe; one that keeps it comes
    back twice as late as the last, four times when the probed mode was FAR_BEHIND, up to
@@ -138,8 +142,8 @@ static void decide(fb_class_t *c) {
     team_rate = c->team ? chosen : probed;
     alone_rate = c->team ? probed : chosen;
     team = team_rate < (1.0 - (c->team ? FB_TUNE_STAY : FB_TUNE_JOIN)) * alone_rate;
-    if (team && !c->team && !c->leaning) {
-        c->leaning = 1; /* once: probe again soon */
+    if (team && !c->team && !c->leaning && FAR_BEHIND * team_rate > alone_rate) {
+        c->leaning = 1; /* a gain under FAR_BEHIND, once: probe again soon */
         team = 0;
     } else {
         c->leaning = 0;

@@ -17,8 +17,8 @@
    five calls, the first untimed (it pays for the switch: helpers waking, data moving between
    caches), the four others compared with the four calls in the chosen mode just before.  The
    team is chosen when its median is at least FB_TUNE_JOIN below the caller's alone in two
-   probes in a row (the first brings the second 16 calls closer), and kept while it is at least
-   FB_TUNE_STAY below; otherwise the caller runs alone, which leaves the other cores to other
+   probes in a row (the first brings the second 16 calls closer; one is enough when the caller
+   alone is 1.25 times slower), and kept while it is at least FB_TUNE_STAY below; otherwise the caller runs alone, which leaves the other cores to other
    work.  The gap between the two margins and the second probe are there for a class whose
    modes are close, or whose team calls are fast in some milliseconds and slow in others: with
    one margin of 5 % both ways and one probe, a 64K XOR with a scalar changed mode 9 times in

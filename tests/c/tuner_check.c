@@ -109,11 +109,12 @@ static int timed_call(double alone_us, double team_us, uint32_t signature) {
     return team;
 }
 
-static fb_ssize switches(uint32_t signature) {
+/* The class of ``signature``'s switches (probes: 0) or probes (1) so far. */
+static fb_ssize count(uint32_t signature, int probes) {
     fb_tune_class_t classes[FB_TUNE_CLASSES];
     int k, n = fb_tune_report(classes);
     for (k = 0; k < n; k++)
-        if (classes[k].signature == signature) return classes[k].switches;
+        if (classes[k].signature == signature) return probes ? classes[k].probes : classes[k].switches;
     return -1;
 }
 
@@ -121,7 +122,8 @@ static fb_ssize switches(uint32_t signature) {
    while it is FB_TUNE_STAY below (2 %).  A team 6 % faster is not chosen, and once chosen is not
    left when it is 4 % faster: with one margin of 5 % both ways a class whose modes were that
    close changed mode on every other probe.  And a class on its caller alone moves to the team
-   on the second of two probes that find it faster, not on one. */
+   on the second of two probes that find it faster, not on one, unless the first finds it at
+   least 1.25 times as fast. */
 static void stays(uint32_t signature, double team_us, int team, const char *what) {
     fb_ssize team_calls, alone_calls;
     char line[200];
@@ -146,13 +148,19 @@ static void margins(void) {
     stays(11, 48, 1, "... and only 4 % faster: still the team");
 
     for (i = 0; i < 200; i++) timed_call(50, 75, 12);
-    before = switches(12);
-    for (i = 0, on_team = 0; i < 400; i++) /* the next five calls on the team (a probe) are fast */
-        on_team += timed_call(50, on_team < 5 ? 25 : 75, 12);
+    before = count(12, 0);
+    for (i = 0, on_team = 0; i < 400; i++) /* the next five calls on the team (a probe) are faster */
+        on_team += timed_call(50, on_team < 5 ? 42.5 : 75, 12);
     now = choice(12, &team_calls, &alone_calls);
-    snprintf(what, sizeof what, "one probe that finds the team faster, the next slower: no move (%ld switches, "
-             "%d calls on the team)", (long)(switches(12) - before), on_team);
-    check(now == 0 && switches(12) == before && on_team >= 5, what);
+    snprintf(what, sizeof what, "one probe that finds the team 15 %% faster, the next slower: no move (%ld "
+             "switches, %d calls on the team)", (long)(count(12, 0) - before), on_team);
+    check(now == 0 && count(12, 0) == before && on_team >= 5, what);
+
+    for (i = 0; i < 200; i++) timed_call(50, 75, 13);
+    before = count(13, 1);
+    for (i = 0; i < 3000 && choice(13, &team_calls, &alone_calls) == 0; i++) timed_call(50, 25, 13);
+    snprintf(what, sizeof what, "a team twice as fast is joined on one probe (probes since it turned fast: %ld)", (long)(count(13, 1) - before));
+    check(choice(13, &team_calls, &alone_calls) == 1 && count(13, 1) - before == 1, what);
 }
 
 static fb_ssize woken(void) {
