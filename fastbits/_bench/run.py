@@ -123,8 +123,8 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
         if name in notes:
             results[name]["note"] = notes[name]
     base = results.get("numpy", {}).get("median_s")
-    fb = results.get(fastbits_name(), {}).get("median_s")
-    fb_samples = results.get(fastbits_name(), {}).get("samples_s")
+    ours = results.get(fastbits_name(), {})
+    fb, fb_samples = ours.get("median_s"), ours.get("samples_s")
     for res in results.values():
         if res["status"] != "ok":
             continue

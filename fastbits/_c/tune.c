@@ -129,7 +129,7 @@ static double median(const double *values, int n) {
    its timings to other threads' calls keeps the choice and comes again as soon. */
 static void decide(fb_class_t *c) {
     double probed, chosen, team_rate, alone_rate;
-    int team = c->team, k;
+    int team, k;
     c->probe = -1;
     c->epoch++;
     if (c->probed == 0 || c->taken == 0) {

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,18 +60,25 @@ static void call(const job_t *job, uint32_t signature) {
     fb_tune_end(&tuned);
 }
 
-/* The class of ``signature``: 1 when it uses the team now; its calls on the team and alone. */
-static int choice(uint32_t signature, fb_ssize *team_calls, fb_ssize *alone_calls) {
-    fb_tune_class_t classes[FB_TUNE_CLASSES];
+/* The tuner's report of the class of ``signature``; its team, calls, probes and switches -1
+   when there is none. */
+static fb_tune_class_t class_of(uint32_t signature) {
+    fb_tune_class_t classes[FB_TUNE_CLASSES], none;
     int k, n = fb_tune_report(classes);
     for (k = 0; k < n; k++)
-        if (classes[k].signature == signature) {
-            *team_calls = classes[k].calls_team;
-            *alone_calls = classes[k].calls_alone;
-            return classes[k].team;
-        }
-    *team_calls = *alone_calls = -1;
-    return -1;
+        if (classes[k].signature == signature) return classes[k];
+    memset(&none, 0, sizeof none);
+    none.team = -1;
+    none.calls_team = none.calls_alone = none.probes = none.switches = -1;
+    return none;
+}
+
+/* The class of ``signature``: 1 when it uses the team now; its calls on the team and alone. */
+static int choice(uint32_t signature, fb_ssize *team_calls, fb_ssize *alone_calls) {
+    fb_tune_class_t c = class_of(signature);
+    *team_calls = c.calls_team;
+    *alone_calls = c.calls_alone;
+    return c.team;
 }
 
 static double seconds(void) {
@@ -109,21 +117,8 @@ static int timed_call(double alone_us, double team_us, uint32_t signature) {
     return team;
 }
 
-/* The class of ``signature``'s switches (probes: 0) or probes (1) so far. */
-static fb_ssize count(uint32_t signature, int probes) {
-    fb_tune_class_t classes[FB_TUNE_CLASSES];
-    int k, n = fb_tune_report(classes);
-    for (k = 0; k < n; k++)
-        if (classes[k].signature == signature) return probes ? classes[k].probes : classes[k].switches;
-    return -1;
-}
-
-/* The margins: the team is chosen when its median is FB_TUNE_JOIN below alone's (10 %), and kept
-   while it is FB_TUNE_STAY below (2 %).  A team 6 % faster is not chosen, and once chosen is not
-   left when it is 4 % faster: with one margin of 5 % both ways a class whose modes were that
-   close changed mode on every other probe.  And a class on its caller alone moves to the team
-   on the second of two probes that find it faster, not on one, unless the first finds it at
-   least 1.25 times as fast. */
+/* 3000 calls of the class of ``signature`` at 50 µs alone and ``team_us`` on the team: it must
+   stay where it is (``team``), the other mode no more than its probes. */
 static void stays(uint32_t signature, double team_us, int team, const char *what) {
     fb_ssize team_calls, alone_calls;
     char line[200];
@@ -134,6 +129,12 @@ static void stays(uint32_t signature, double team_us, int team, const char *what
     check(now == team && (team ? alone_calls : team_calls) < 100, line);
 }
 
+/* The margins: the team is chosen when its median is FB_TUNE_JOIN below alone's (10 %), and kept
+   while it is FB_TUNE_STAY below (2 %).  A team 6 % faster is not chosen, and once chosen is not
+   left when it is 4 % faster: with one margin of 5 % both ways a class whose modes were that
+   close changed mode on every other probe.  And a class on its caller alone moves to the team
+   on the second of two probes that find it faster, not on one, unless the first finds it at
+   least 1.25 times as fast. */
 static void margins(void) {
     fb_ssize team_calls, alone_calls, before;
     int i, now, on_team;
@@ -148,19 +149,20 @@ static void margins(void) {
     stays(11, 48, 1, "... and only 4 % faster: still the team");
 
     for (i = 0; i < 200; i++) timed_call(50, 75, 12);
-    before = count(12, 0);
+    before = class_of(12).switches;
     for (i = 0, on_team = 0; i < 400; i++) /* the next five calls on the team (a probe) are faster */
         on_team += timed_call(50, on_team < 5 ? 42.5 : 75, 12);
     now = choice(12, &team_calls, &alone_calls);
     snprintf(what, sizeof what, "one probe that finds the team 15 %% faster, the next slower: no move (%ld "
-             "switches, %d calls on the team)", (long)(count(12, 0) - before), on_team);
-    check(now == 0 && count(12, 0) == before && on_team >= 5, what);
+             "switches, %d calls on the team)", (long)(class_of(12).switches - before), on_team);
+    check(now == 0 && class_of(12).switches == before && on_team >= 5, what);
 
     for (i = 0; i < 200; i++) timed_call(50, 75, 13);
-    before = count(13, 1);
+    before = class_of(13).probes;
     for (i = 0; i < 3000 && choice(13, &team_calls, &alone_calls) == 0; i++) timed_call(50, 25, 13);
-    snprintf(what, sizeof what, "a team twice as fast is joined on one probe (probes since it turned fast: %ld)", (long)(count(13, 1) - before));
-    check(choice(13, &team_calls, &alone_calls) == 1 && count(13, 1) - before == 1, what);
+    snprintf(what, sizeof what, "a team twice as fast is joined on one probe (probes since it turned fast: %ld)",
+             (long)(class_of(13).probes - before));
+    check(class_of(13).team == 1 && class_of(13).probes - before == 1, what);
 }
 
 static fb_ssize woken(void) {
