@@ -99,8 +99,9 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     Examples
     --------
     >>> import fastbits
-    >>> fastbits.unpack(bytes([225, 7]), "int4", (3,))
-    array([1, -2, 7], dtype=int4)
+    >>> values = fastbits.unpack(bytes([225, 7]), "int4", (3,))
+    >>> values.dtype.name, values.tolist()
+    ('int4', [1, -2, 7])
     """
     array, code, shape = spec.check_unpack(data, to, shape)
     bits = spec.bit_width(code)
