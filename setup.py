@@ -33,12 +33,12 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
 
 
 # The compiled modules, each with the C it owns (fastbits/_c/): the runtime owns the thread
-# team, its tuner and the output pool, the engine the loops, the packing module the packed
+# settings, the thread team and the output pool, the engine the loops, the packing module the packed
 # layout's loops; the entry points and the public Cython API reach them through Cython's
 # cimport.  One module owns each piece of C state.
 MODULES = {
     "fastbits._runtime": [
-        "fastbits/_runtime.pyx", "fastbits/_c/team.c", "fastbits/_c/tune.c", "fastbits/_c/pool.c",
+        "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
     ],
     "fastbits._engine": ["fastbits/_engine.pyx", "fastbits/_c/loops.c", "fastbits/_c/bytes.c"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx"],

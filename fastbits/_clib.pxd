@@ -10,50 +10,41 @@ cdef extern from "_c/platform.h":
     const int FB_SANITIZED
 
 
-cdef extern from "_c/team.h":
+cdef extern from "_c/config.h":
     const int FB_MAX_THREADS
-    ctypedef void (*fb_piece_fn)(void* ctx, Py_ssize_t piece, int slot) noexcept nogil
-    void fb_team_run(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, int quick) noexcept nogil
+    const int FB_GRAIN_CACHED
+    const int FB_GRAIN_STREAMED
+    const int FB_GRAIN_STRIDED
+    const int FB_GRAIN_KINDS
+    ctypedef struct fb_config_t:
+        int num_threads
+        Py_ssize_t grain[3]
+        Py_ssize_t stream_threshold
+    void fb_config_get(fb_config_t* config) noexcept nogil
     int fb_threads_get() noexcept nogil
     void fb_threads_set(int n) noexcept nogil
+    void fb_grain_set(int kind, Py_ssize_t nbytes) noexcept nogil
+    Py_ssize_t fb_grain_get(int kind) noexcept nogil
+    void fb_stream_threshold_set(Py_ssize_t nbytes) noexcept nogil
+    Py_ssize_t fb_stream_threshold_get() noexcept nogil
+    int fb_local_threads_set(int n) noexcept nogil
+    int fb_threads_for(const fb_config_t* config, int kind, Py_ssize_t work, Py_ssize_t units) noexcept nogil
+
+
+cdef extern from "_c/team.h":
+    ctypedef void (*fb_share_fn)(void* ctx, int share, int slot) noexcept nogil
+    void fb_team_run(fb_share_fn fn, void* ctx, int nshares) noexcept nogil
+    int fb_team_last_shares() noexcept nogil
+    int fb_team_inline(Py_ssize_t work) noexcept nogil
     int fb_team_available() noexcept nogil
-    void fb_team_note_call() noexcept nogil
     ctypedef struct fb_team_stats_t:
         int started
-        Py_ssize_t helper_pieces
-        Py_ssize_t calls_watched
-        Py_ssize_t calls_woken
+        Py_ssize_t parallel_calls
+        Py_ssize_t helper_shares
     void fb_team_stats(fb_team_stats_t* stats) noexcept nogil
     int fb_team_init() noexcept nogil
-    void fb_team_set_spin(long nanoseconds, int helpers) noexcept nogil
+    void fb_team_set_spin(long nanoseconds) noexcept nogil
     long fb_team_get_spin() noexcept nogil
-
-
-cdef extern from "_c/tune.h":
-    const int FB_TUNE_CACHED
-    const int FB_TUNE_STREAMED_1
-    const int FB_TUNE_STREAMED_2
-    const int FB_TUNE_CLASSES
-    const double FB_TUNE_MARGIN
-    ctypedef struct fb_tune_call_t:
-        pass
-    int fb_tune_begin(fb_tune_call_t* call, int helpers, uint32_t signature, Py_ssize_t work, int kind) noexcept nogil
-    void fb_tune_end(fb_tune_call_t* call) noexcept nogil
-    void fb_tune_set(int on) noexcept nogil
-    int fb_tune_get() noexcept nogil
-    int fb_tune_init() noexcept nogil
-    ctypedef struct fb_tune_class_t:
-        uint32_t signature
-        Py_ssize_t work_from
-        Py_ssize_t work_to
-        int kind
-        int helpers
-        int team
-        Py_ssize_t calls_alone
-        Py_ssize_t calls_team
-        Py_ssize_t probes
-        Py_ssize_t switches
-    int fb_tune_report(fb_tune_class_t* out) noexcept nogil
 
 
 cdef extern from "_c/pool.h":
@@ -93,13 +84,11 @@ cdef extern from "_c/loops.h":
         int stream
         const uint8_t* byte_map
     int fb_op_unary(int op) noexcept nogil
-    int fb_op_supported(int op, int width) noexcept nogil
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
     void fb_rows(const fb_kernel* k, Py_ssize_t count, char* o, Py_ssize_t o_step, const char* a,
                  Py_ssize_t a_step, const char* b, Py_ssize_t b_step, Py_ssize_t n, Py_ssize_t so,
                  Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
-    void fb_stream_probe(char* o, const char* a, const char* b, Py_ssize_t nbytes) noexcept nogil
 
 
 cdef extern from "_c/bytes.h":

@@ -26,7 +26,7 @@ __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "se
 
 
 #: The settings' names, as get_config reports them and set_config takes them.
-_SETTINGS = ("adaptive_threads", "num_threads", "output_pool", "parallel_threshold", "pool_threshold",
+_SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold",
              "spin_time", "stream_threshold")
 
 
@@ -37,24 +37,22 @@ def get_config() -> dict[str, Any]:
     -------
     dict
         ``num_threads``: the threads a large call may use (1 on the pure path and in builds
-        without threads).  ``parallel_threshold``: the output size in bytes from which a
-        streaming loop shares its work with the thread team (loops that transpose or gather
-        do from an eighth of it).  ``output_pool``: whether large fresh results come from the
-        output pool.  ``pool_threshold``: the size in bytes from which they do.
-        ``stream_threshold``: the bytes a call moves (inputs read and result written) from
-        which it writes its result with streaming stores, around the cache.  ``spin_time``:
-        the seconds the thread team's helpers watch for the next call before they sleep.
-        ``adaptive_threads``: whether a call under 64 MiB of work may run on its caller alone
-        where timing calls like it shows the team to be no faster.
+        without threads).  ``grain_cached``, ``grain_streamed``, ``grain_strided``: bytes of
+        work per thread for each kind of loop (see :func:`set_config`).  ``output_pool``:
+        whether large fresh results come from the output pool.  ``pool_threshold``: the size in
+        bytes from which they do.  ``stream_threshold``: the bytes a call moves (inputs read and
+        result written) from which it writes its result with streaming stores, around the
+        cache.  ``spin_time``: the seconds the thread team's helpers watch for the next call
+        before they sleep.
     """
     return _runtime.current_config()
 
 
-def _size(name: str, value: Any) -> int:
+def _size(name: str, value: Any, least: int = 0) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"set_config: '{name}' must be an int (bytes), not {value!r}")
-    if value < 0:
-        raise ArgumentValueError(f"set_config: '{name}' must be at least 0 bytes, not {value!r}")
+    if value < least:
+        raise ArgumentValueError(f"set_config: '{name}' must be at least {least} bytes, not {value!r}")
     return min(int(value), 2**62)
 
 
@@ -69,15 +67,21 @@ def _seconds(name: str, value: Any) -> float:
 def set_config(
     *,
     num_threads: int | None = None,
-    parallel_threshold: int | None = None,
+    grain_cached: int | None = None,
+    grain_streamed: int | None = None,
+    grain_strided: int | None = None,
     output_pool: bool | None = None,
     pool_threshold: int | None = None,
     stream_threshold: int | None = None,
     spin_time: float | None = None,
-    adaptive_threads: bool | None = None,
     **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
+
+    How many threads a call uses follows one fixed rule, the same for every call and on every
+    machine: a call whose result is W bytes uses ``min(num_threads, max(1, W // grain))``
+    threads, each running one contiguous share of the work, where ``grain`` is the setting for
+    the call's kind of loop.  So a result smaller than two grains runs on its caller alone.
 
     Parameters
     ----------
@@ -86,9 +90,16 @@ def set_config(
         :func:`fastbits.set_num_threads`.  Its default is ``FASTBITS_NUM_THREADS``, else
         ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
         threadpoolctl's ``threadpool_limits`` changes it too.
-    parallel_threshold : int, optional
-        Output bytes from which a streaming loop may use the thread team (default 256 KiB;
-        loops that transpose or gather: an eighth of it).  0 lets every call use it.
+    grain_cached : int, optional
+        Bytes of result per thread for elementwise loops whose result stays in cache (the
+        call moves less than ``stream_threshold``); default 1 MiB.
+    grain_streamed : int, optional
+        Bytes of result per thread for elementwise loops that stream their result around the
+        cache; default 1 MiB.
+    grain_strided : int, optional
+        Bytes of result per thread for loops that do more work per byte: a transposed operand
+        read in tiles, short rows gathered into chunks, and :func:`fastbits.pack` /
+        :func:`fastbits.unpack` (counted in unpacked elements); default 512 KiB.
     output_pool : bool, optional
         Serve large fresh results from the output pool (default True where the pool exists:
         not in sanitizer builds, nor on platforms without ``MADV_FREE``, where it stays False).
@@ -102,32 +113,15 @@ def set_config(
         last-level cache, from Linux's sysfs, else 8 MiB).  0 streams every large enough
         contiguous run; the pure path keeps the value and ignores it.
     spin_time : float, optional
-        Seconds a helper of the thread team watches for the next call after it finished one,
-        before it sleeps (default 0.001; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
-        helper answers at once, where a sleeping one is woken by the kernel tens of
-        microseconds later (up to 90 µs measured on a virtual machine), which is most of a
-        call of a few MiB.  It spins for the first 50 µs, then yields its CPU between looks, so
-        that another thread that wants the core gets it; it never watches on the caller's
-        CPU (at most as many helpers watch as there are CPUs beside the caller's).  0 sends
-        helpers to sleep at once.  Applies at once, also to helpers watching now; the pure
-        path keeps the value and ignores it.
-    adaptive_threads : bool, optional
-        Let each call from ``parallel_threshold`` to 64 MiB of work run on the team or on
-        its caller alone, whichever has been faster for calls like it (default True; False
-        when ``OMP_DYNAMIC=false``).  Calls are sorted by the loop they run (operation,
-        element width, layout), by size (powers of two) and by what they move (result
-        through the cache, streamed with one input, streamed with two).  Now and then a class
-        runs five calls the other way (the first untimed) and compares them with its four
-        latest, choosing the team when its median time is at least 10 % lower in two such
-        probes in a row (in one when the caller alone is 1.25 times slower) and keeping it
-        while it is at least 2 % lower; it probes within a few calls when its choice turns
-        1.5 times slower than when it was made.  A second
-        thread pays for a call of a few MiB on some machines and states and not on others
-        (measured on one 2-core virtual machine: a 1M int32 AND with a scalar 263 µs alone,
-        409 µs on two threads; with a second array 545 µs alone, 351 µs on two).  False:
-        every call from ``parallel_threshold`` uses the team.
-        ``runtime_info()["thread_choices"]`` shows the classes' choices.  The pure path keeps
-        the value and ignores it.
+        Seconds a helper of the thread team watches for the next call after it ran a share,
+        before it sleeps (default 0.0001; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
+        helper answers the next call at once, where a sleeping one is woken by the kernel tens
+        of microseconds later.  It yields its CPU between looks, and only the helpers the last
+        call used watch.  The caller watches as long for the helpers' shares to finish.  0
+        sends helpers to sleep at once.  Applies at once; the pure path keeps the value and
+        ignores it.
+
+    The grains are bytes (at least 1).  The pure path keeps them and ignores them.
 
     Raises
     ------
@@ -144,8 +138,8 @@ def set_config(
         )
     if num_threads is not None:
         num_threads = spec.check_num_threads(num_threads, "set_config: 'num_threads'")
-    if parallel_threshold is not None:
-        parallel_threshold = _size("parallel_threshold", parallel_threshold)
+    grains = {"grain_cached": grain_cached, "grain_streamed": grain_streamed, "grain_strided": grain_strided}
+    grains = {name: _size(name, value, 1) for name, value in grains.items() if value is not None}
     if pool_threshold is not None:
         pool_threshold = _size("pool_threshold", pool_threshold)
     if stream_threshold is not None:
@@ -154,16 +148,13 @@ def set_config(
         spin_time = _seconds("spin_time", spin_time)
     if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
         raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
-    if adaptive_threads is not None and not isinstance(adaptive_threads, (bool, np.bool_)):
-        raise ArgumentTypeError(f"set_config: 'adaptive_threads' must be True or False, not {adaptive_threads!r}")
     _runtime.configure(
         num_threads=num_threads,
-        parallel_threshold=parallel_threshold,
+        **grains,
         output_pool=None if output_pool is None else bool(output_pool),
         pool_threshold=pool_threshold,
         stream_threshold=stream_threshold,
         spin_time=spin_time,
-        adaptive_threads=None if adaptive_threads is None else bool(adaptive_threads),
     )
 
 
@@ -195,21 +186,15 @@ def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
 def runtime_info() -> dict[str, Any]:
     """The runtime's state: which backend, the thread team, the output pool.
 
-    Keys: ``backend``; ``threads_available`` (the build has the thread team);
-    ``helper_threads`` (helpers started so far) and ``helper_pieces`` (pieces of work they ran);
-    ``helper_calls_watched`` and ``helper_calls_woken`` (calls a helper saw while it watched
-    for them, and calls it had to be woken from sleep for: see ``spin_time``);
-    ``thread_choices`` (the thread tuner's classes that have had calls, see
-    ``adaptive_threads``: each a dict of ``signature``, a number that stands for its calls'
-    loop (operation, element width, loop, layout); ``work_from`` and ``work_to``, its calls'
-    range of work in bytes; ``kind``, ``"cached"``, ``"streamed, 1 input"`` or ``"streamed, 2
-    inputs"``; ``num_threads``, the threads its calls may use; ``threads``, what they use now
-    (that or 1); ``calls_alone`` and ``calls_team``; ``probes``, the comparisons decided, and
-    ``switches``, those that changed the choice; an empty list on the pure path);
-    ``output_pool_available``; ``pool_hits`` and ``pool_misses`` (large fresh results served
-    from an idle block, or from new memory); ``pool_idle_bytes`` and ``pool_idle_blocks``
-    (held now); ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds);
-    ``sanitized_build``.
+    Keys: ``backend``; ``threads_available`` (the build has the thread team: not on Windows,
+    where every call runs on its caller); ``helper_threads`` (helpers started so far);
+    ``parallel_calls`` (calls shared with helpers) and ``helper_shares`` (the shares helpers
+    ran; the caller runs a share no helper has taken when its own is done);
+    ``last_call_threads`` (the threads the grain rule gave the last call made on this
+    thread: 0 before the first, always 1 on the pure path); ``output_pool_available``;
+    ``pool_hits`` and ``pool_misses`` (large fresh results served from an idle block, or from
+    new memory); ``pool_idle_bytes`` and ``pool_idle_blocks`` (held now);
+    ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds); ``sanitized_build``.
     """
     return _runtime.runtime_info()
 

@@ -11,9 +11,8 @@ its result around the cache (streaming stores), since it could not stay there an
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
 
-Adaptive threads: whether a call of a few MiB may run on its caller alone where timing shows the
-team to be no faster; on, unless ``OMP_DYNAMIC=false`` (OpenMP's way to ask for the thread
-count as set, never adjusted).
+The grains: bytes of work per thread, fixed constants the same on every machine
+(:data:`GRAINS`).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import os
 import warnings
 
 __all__ = [
-    "available_cpus", "cgroup_cpu_limit", "default_adaptive_threads", "default_num_threads", "default_spin_time",
+    "GRAINS", "SPIN_TIME", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
     "default_stream_threshold", "last_level_cache_bytes",
 ]
 
@@ -169,17 +168,19 @@ def default_stream_threshold() -> int:
     return last_level_cache_bytes() or FALLBACK_CACHE_BYTES
 
 
-#: Seconds a helper watches for the next call by default (fastbits/_c/team.h: FB_TEAM_SPIN_NS).
-SPIN_TIME = 0.001
+#: Seconds a helper that ran a share watches for the next call before it sleeps.
+SPIN_TIME = 0.0001
+
+#: Bytes of work per thread, by kind of work: a call of W bytes of work (its result's size)
+#: uses min(num_threads, max(1, W // grain)) threads.  ``grain_cached``: elementwise loops
+#: whose result stays in cache; ``grain_streamed``: elementwise loops whose result is streamed
+#: around the cache (see ``stream_threshold``); ``grain_strided``: transposed operands, short
+#: rows gathered into chunks, and packing (counted in unpacked elements), which do more work
+#: per byte.  docs: the measurements that set them.
+GRAINS = {"grain_cached": 1 << 20, "grain_streamed": 1 << 20, "grain_strided": 1 << 19}
 
 
 def default_spin_time() -> float:
     """Seconds the team's helpers watch for the next call before they sleep: :data:`SPIN_TIME`,
     or 0 when ``OMP_WAIT_POLICY`` is ``passive``."""
     return 0.0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else SPIN_TIME
-
-
-def default_adaptive_threads() -> bool:
-    """Whether the thread tuner chooses between one thread and the team: True, unless
-    ``OMP_DYNAMIC`` is ``false`` (any case)."""
-    return os.environ.get("OMP_DYNAMIC", "").strip().lower() != "false"

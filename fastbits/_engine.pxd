@@ -16,7 +16,8 @@ cdef struct Plan:
     # filled by the planner
     int loop                 # which loop runs it (the LOOP_* values in _engine.pyx)
     int tile_operand         # LOOP_REPEATED: the input (1 or 2) the tile stands for
-    int nthreads             # threads this call may use
+    int nthreads             # threads this call uses (the grain rule), one share of units each
+    Py_ssize_t nunits        # units of the loop (elements, rows, row blocks, tiles, chunks)
     bint transposed[3]       # LOOP_BLOCKED: inputs read through a transposed tile
     Py_ssize_t total         # elements of the result
     Py_ssize_t moved         # bytes it reads and writes (each input's distinct elements)

@@ -10,22 +10,21 @@ result's shape and the byte strides of the output and the inputs (``Plan``), it
 2. chooses a loop: one line; rows of the inner axis; a small operand repeating along the outer
    axes, tiled once into a contiguous buffer; tiles of the two inner axes where an input is
    transposed; short rows gathered into contiguous chunks;
-3. cuts the work into pieces and runs them on the thread team when the result is large enough
-   (``fastbits._runtime``), else on the calling thread.
+3. chooses its threads by the grain rule (``fastbits/_c/config.h``: one contiguous share of
+   the loop's units per thread) and runs the shares on the thread team (``fastbits._runtime``).
 
 Each row runs ``fb_row``, the C loops of ``fastbits/_c/loops.c``.
 """
 
 cimport cython
-from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._clib cimport (
-    FB_OP_COPY, fb_copy_row, fb_gather_tile, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row,
-    fb_rows, fb_stream_probe, fb_tune_call_t,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_OP_COPY, fb_config_t, fb_copy_row,
+    fb_gather_tile, fb_kernel, fb_op_unary, fb_prefetch_tile, fb_row, fb_rows, fb_threads_for,
 )
-from ._runtime cimport call_threads, parallel_threshold, run_pieces, stream_threshold, tune_begin, tune_end
+from ._runtime cimport get_config, run_shares
 
 
 cdef enum:
@@ -44,10 +43,7 @@ cdef enum:
     REPEAT_ELEMS = 4096  # target length of the tile of a repeating input
     BLOCK_STRIDE = 64    # an inner stride above this many bytes asks for blocking ...
     BLOCK_MIN_BYTES = 1048576  # ... in a result this large: a smaller one stays in cache anyway
-    MAX_THREADS = 256    # threads one call may use (fastbits/_c/team.h: FB_MAX_THREADS)
 
-# Output bytes per piece of parallel work.
-cdef Py_ssize_t PIECE_BYTES = 1 << 18
 # Results below this run on the calling thread without releasing the GIL.
 cdef Py_ssize_t INLINE_BYTES = 1 << 14
 
@@ -206,78 +202,11 @@ cdef void _run_units(const Plan* pl, Py_ssize_t u0, Py_ssize_t u1, char* scratch
             rc += rn
 
 
-cdef struct TeamCall:
-    Plan* pl
-    Py_ssize_t nunits
-    Py_ssize_t npieces
-
-
-cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
-    """Run piece ``piece`` of a parallel call on the thread of team slot ``slot``."""
-    cdef TeamCall* call = <TeamCall*>ctx
-    cdef Plan* pl = call.pl
-    _run_units(pl, piece * call.nunits // call.npieces, (piece + 1) * call.nunits // call.npieces,
+cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
+    """Run share ``share`` of the plan's units, on the thread of team slot ``slot``."""
+    cdef Plan* pl = <Plan*>ctx
+    _run_units(pl, share * pl.nunits // pl.nthreads, (share + 1) * pl.nunits // pl.nthreads,
                pl.scratch + slot * SCRATCH_BYTES if pl.scratch != NULL else NULL)
-
-
-cdef inline uint32_t _stride_code(Py_ssize_t stride, Py_ssize_t width) noexcept nogil:
-    """An operand's inner stride for a tuner signature: 0 none (broadcast), 1 forward, 2 reversed,
-    3 any other."""
-    if stride == 0:
-        return 0
-    if stride == width:
-        return 1
-    return 2 if stride == -width else 3
-
-
-cdef uint32_t _signature(const Plan* pl) noexcept nogil:
-    """The loop a plan runs, for the thread tuner (fastbits/_c/tune.h): calls with the same
-    signature share timings.  Bits 0-2 the operation, 3-7 the element width, 8-10 the loop,
-    11-16 the inner stride of out, a and b (_stride_code), 17-20 a copy's byte-swap unit, 21 a
-    copy's bit mask, 22 a copy's byte map.  (Bit 23 is the packing module's.)"""
-    cdef int d = pl.nd - 1
-    cdef Py_ssize_t w = pl.kernel.width
-    return (<uint32_t>pl.kernel.op | <uint32_t>(w & 31) << 3 | <uint32_t>pl.loop << 8
-            | _stride_code(pl.s[0][d], w) << 11 | _stride_code(pl.s[1][d], w) << 13
-            | _stride_code(pl.s[2][d], w) << 15 | <uint32_t>(pl.kernel.swap & 15) << 17
-            | <uint32_t>(pl.kernel.mask != 0) << 21 | <uint32_t>(pl.kernel.byte_map != NULL) << 22)
-
-
-cdef void _run_shared(Plan* pl, Py_ssize_t nunits) noexcept nogil:
-    """Run the units of ``pl``, shared with the thread team when the work is large enough and
-    the thread tuner finds the team faster for calls like it (``fastbits/_c/tune.h``).
-
-    The work is cut into pieces of about PIECE_BYTES that the calling thread and the helpers
-    claim one at a time; the caller never waits for a helper that has not started
-    (``fastbits/_c/team.h``).
-    """
-    cdef int nt = pl.nthreads
-    cdef TeamCall call
-    cdef fb_tune_call_t tuned
-    cdef Py_ssize_t nbytes = pl.total * pl.kernel.width
-    cdef Py_ssize_t work = nbytes
-    if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
-        work = 8 * nbytes  # more work per byte: worth a helper sooner
-    if work < parallel_threshold():
-        nt = 1
-    if nt > nunits:
-        nt = <int>nunits
-    if nt <= 1:
-        _run_units(pl, 0, nunits, pl.scratch)
-        return
-    if not tune_begin(&tuned, nt - 1, work, _signature(pl), nbytes, pl.moved, pl.kernel.stream):
-        _run_units(pl, 0, nunits, pl.scratch)
-        tune_end(&tuned)
-        return
-    call.pl = pl
-    call.nunits = nunits
-    call.npieces = nbytes // PIECE_BYTES
-    if call.npieces < 4 * nt:
-        call.npieces = 4 * nt
-    if call.npieces > nunits:
-        call.npieces = nunits
-    run_pieces(_run_piece, &call, call.npieces, nt - 1, work)
-    tune_end(&tuned)
 
 
 cdef inline bint _flat(const Plan* pl, int k) noexcept nogil:
@@ -411,10 +340,10 @@ cdef bint _plan_repeated(Plan* pl) except -1:
 
 
 cdef int run(Plan* pl) except -1:
-    cdef int nd, k
+    cdef int nd, k, kind
     cdef Py_ssize_t total, nunits, d
-    cdef bint shared
-    pl.nthreads = 1  # the team's threads, asked for only where a loop may use them
+    cdef fb_config_t config
+    get_config(&config)
     _coalesce(pl)
     nd = pl.nd
     total = 1
@@ -422,10 +351,13 @@ cdef int run(Plan* pl) except -1:
         total *= pl.n[d]
     pl.total = total
     pl.moved = _bytes_moved(pl)
-    pl.kernel.stream = pl.moved >= stream_threshold()
+    pl.kernel.stream = pl.moved >= config.stream_threshold
     pl.tile = NULL
     pl.scratch = NULL
-    if total == 0:
+    if total == 0:  # nothing to run, on one thread
+        pl.nunits = 0
+        pl.nthreads = 1
+        run_shares(_run_share, pl, 1)
         return 0
     for k in range(3):
         pl.transposed[k] = False
@@ -452,9 +384,13 @@ cdef int run(Plan* pl) except -1:
     else:
         pl.loop = LOOP_GATHERED
         nunits = total // pl.n[nd - 1]
-    shared = total * pl.kernel.width >= INLINE_BYTES or total * pl.kernel.width >= parallel_threshold()
-    if shared:
-        pl.nthreads = call_threads()
+    # The grain rule: one contiguous share of the units per thread.
+    if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
+        kind = FB_GRAIN_STRIDED
+    else:
+        kind = FB_GRAIN_STREAMED if pl.kernel.stream else FB_GRAIN_CACHED
+    pl.nunits = nunits
+    pl.nthreads = fb_threads_for(&config, kind, total * pl.kernel.width, nunits)
     if pl.loop == LOOP_BLOCKED or pl.loop == LOOP_GATHERED:
         pl.scratch = <char*>malloc(pl.nthreads * SCRATCH_BYTES)
         if pl.scratch == NULL:
@@ -462,55 +398,13 @@ cdef int run(Plan* pl) except -1:
             pl.tile = NULL
             raise MemoryError()
     # From here nothing raises (the loops are noexcept): no try/finally on the tiny calls' path.
-    if shared:
+    if total * pl.kernel.width >= INLINE_BYTES:
         with nogil:
-            _run_shared(pl, nunits)
+            run_shares(_run_share, pl, pl.nthreads)
     else:
-        _run_units(pl, 0, nunits, pl.scratch)
+        run_shares(_run_share, pl, pl.nthreads)
     free(pl.scratch)
     free(pl.tile)
     pl.scratch = NULL
     pl.tile = NULL
     return 0
-
-
-# ---------------------------------------------------------------------------
-# The benchmark suite's ceiling
-
-cdef struct ProbeCall:
-    char* o
-    const char* a
-    const char* b
-    Py_ssize_t nbytes
-    Py_ssize_t npieces
-
-
-cdef void _probe_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
-    cdef ProbeCall* call = <ProbeCall*>ctx
-    cdef Py_ssize_t lo = (piece * call.nbytes // call.npieces) & ~63
-    cdef Py_ssize_t hi = call.nbytes if piece == call.npieces - 1 else ((piece + 1) * call.nbytes // call.npieces) & ~63
-    fb_stream_probe(call.o + lo, call.a + lo, call.b + lo, hi - lo)
-
-
-def stream_probe(out, a, b, int threads):
-    """``out = a ^ b`` bytewise with streaming stores, on ``threads`` threads of the team.
-
-    The machine's limit for the kernels' traffic (two streams read, one written), without
-    planning or checks: what ``python -m fastbits bench`` measures its ceiling with.  ``out``,
-    ``a`` and ``b`` are C-contiguous arrays of the same number of bytes.
-    """
-    cdef const unsigned char[::1] va = memoryview(a).cast("B")
-    cdef const unsigned char[::1] vb = memoryview(b).cast("B")
-    cdef unsigned char[::1] vo = memoryview(out).cast("B")
-    cdef ProbeCall call
-    if va.shape[0] != vo.shape[0] or vb.shape[0] != vo.shape[0]:
-        raise ValueError("stream_probe: out, a and b must have the same number of bytes")
-    if vo.shape[0] == 0:
-        return
-    call.o = <char*>&vo[0]
-    call.a = <const char*>&va[0]
-    call.b = <const char*>&vb[0]
-    call.nbytes = vo.shape[0]
-    call.npieces = max(1, min(threads, MAX_THREADS))
-    with nogil:
-        run_pieces(_probe_piece, &call, call.npieces, <int>call.npieces - 1, call.nbytes)

@@ -28,7 +28,7 @@ from ._clib cimport (
     FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
 )
 from ._engine cimport MAXD, Plan, run, run_row
-from ._runtime cimport new_array
+from ._runtime cimport inline_call, new_array
 from ._runtime import get_num_threads, set_num_threads
 from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
@@ -76,7 +76,8 @@ cdef object _DataType = spec.DataType
 cdef tuple _TO_KINDS = (type, np.dtype)
 cdef dict _TO_CACHE = {}   # resolved BitCast 'to' values (str, type, dtype) -> code
 cdef Py_ssize_t TO_CACHE_MAX = 256
-# Same-shape contiguous calls below this many output bytes take one row, with no planning.
+# Same-shape contiguous calls below this many output bytes, to which the grain rule gives one
+# thread, take one row on their caller, with no planning.
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
 
 
@@ -423,7 +424,8 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
             # the most common calls: small, same shape, C-contiguous, fresh out or a plain one
             if (cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
                     and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
-                    and _same_dims(A, B) and cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES):
+                    and _same_dims(A, B) and cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES
+                    and inline_call(cnp.PyArray_SIZE(A) * ITEMSIZE[ca])):
                 if out is None:
                     return _small_result(_kernel_op(op, ca), opname, ca, A, <char*>cnp.PyArray_DATA(B))
                 if _small_out(out, ca, A, B):
@@ -500,7 +502,8 @@ cdef object _unary_fast(int op, str opname, object x, object out):
         return None
     X = <cnp.ndarray>x
     code = _int_code(X)
-    if cnp.PyArray_IS_C_CONTIGUOUS(X) and cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES:
+    if (cnp.PyArray_IS_C_CONTIGUOUS(X) and cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES
+            and inline_call(cnp.PyArray_SIZE(X) * ITEMSIZE[code])):
         if out is None:
             return _small_result(op, opname, code, X, <char*>cnp.PyArray_DATA(X))
         if _small_out(out, code, X, X):

@@ -10,25 +10,22 @@ through ``spec.check_unpack``, which raises the errors.
 
 The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
-through the engine's byte-map copy loop a chunk at a time before it is packed.  Work on
-``parallel_threshold`` (256 KiB by default) of unpacked elements or more is cut into pieces
-the thread team shares when the thread tuner finds it faster (:mod:`fastbits._runtime`): a
-second thread measured 1.6 times faster from 1M int4 elements up (1.25 times at 512K).  The
-output is written with plain stores: streaming stores measured 20-30 % faster for 4M int4
-elements on one thread but no faster on two, and slower below.
+through a byte map as it is packed (``fb_pack_mapped``).  The threads follow the grain rule
+with the ``grain_strided`` setting over the unpacked elements (:mod:`fastbits._runtime`), one
+contiguous share of whole packed bytes per thread.  The output is written with plain stores.
 """
 
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t
 
 import numpy as np
 
 from . import _packing_py, spec
-from ._clib cimport fb_pack, fb_pack_mapped, fb_packed_size, fb_tune_call_t, fb_unpack
+from ._clib cimport FB_GRAIN_STRIDED, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_threads_for, fb_unpack
 from ._engine cimport MAXD
-from ._runtime cimport call_threads, new_array, parallel_threshold, run_pieces, tune_begin, tune_end
+from ._runtime cimport get_config, new_array, run_shares
 
 cnp.import_array()
 
@@ -39,8 +36,6 @@ cdef enum:
     NUM_DTYPES = 1024    # dtype numbers covered by the table (ml_dtypes' are user types, >= 256)
     NUM_CODES = 29       # ONNX DataType codes 0..28
 
-# Elements per piece of parallel work.
-cdef Py_ssize_t PIECE_ELEMS = 1 << 18
 # Work on fewer elements runs on the calling thread without releasing the GIL.
 cdef Py_ssize_t INLINE_ELEMS = 1 << 14
 # unpack's fast path takes shapes of fewer elements (the spec's checks take the rest).
@@ -89,7 +84,7 @@ cdef struct Job:
     int bits
     const uint8_t* byte_map     # pack: map the elements' bytes through this first, or NULL
     bint pack                   # 1: elems -> packed; 0: packed -> elems
-    Py_ssize_t npieces
+    int nshares                 # threads (the grain rule), one contiguous share each
 
 
 cdef void _run_range(const Job* job, Py_ssize_t e0, Py_ssize_t e1) noexcept nogil:
@@ -102,43 +97,22 @@ cdef void _run_range(const Job* job, Py_ssize_t e0, Py_ssize_t e1) noexcept nogi
         fb_pack_mapped(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits, job.byte_map)
 
 
-cdef void _run_piece(void* ctx, Py_ssize_t piece, int slot) noexcept nogil:
+cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
     cdef Job* job = <Job*>ctx
-    cdef Py_ssize_t units = (job.n + 7) // 8  # pieces start at whole bytes of both sides
-    cdef Py_ssize_t e1 = (piece + 1) * units // job.npieces * 8
-    _run_range(job, piece * units // job.npieces * 8, e1 if e1 < job.n else job.n)
-
-
-cdef void _run(Job* job) noexcept nogil:
-    """The whole job, shared with the thread team when it is large enough and the thread tuner
-    finds the team faster for jobs like it (``fastbits/_c/tune.h``)."""
-    cdef int nt = 1
-    cdef fb_tune_call_t tuned
-    # the tuner's signature: bit 23 (the engine's signatures leave it 0), then pack or unpack,
-    # a byte map, the bits
-    cdef uint32_t sig = 1 << 23 | <uint32_t>job.pack << 6 | <uint32_t>(job.byte_map != NULL) << 5 | <uint32_t>job.bits
-    if job.n >= parallel_threshold():
-        nt = call_threads()
-    if nt <= 1:
-        _run_range(job, 0, job.n)
-        return
-    if not tune_begin(&tuned, nt - 1, job.n, sig, job.n, job.n + job.n * job.bits // 8, False):
-        _run_range(job, 0, job.n)
-        tune_end(&tuned)
-        return
-    job.npieces = job.n // PIECE_ELEMS
-    if job.npieces < 4 * nt:
-        job.npieces = 4 * nt
-    run_pieces(_run_piece, job, job.npieces, nt - 1, job.n)
-    tune_end(&tuned)
+    cdef Py_ssize_t units = (job.n + 7) // 8  # shares start at whole bytes of both sides
+    cdef Py_ssize_t e1 = (share + 1) * units // job.nshares * 8
+    _run_range(job, share * units // job.nshares * 8, e1 if e1 < job.n else job.n)
 
 
 cdef void _start(Job* job) noexcept:
+    cdef fb_config_t config
+    get_config(&config)
+    job.nshares = fb_threads_for(&config, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8)
     if job.n >= INLINE_ELEMS:
         with nogil:
-            _run(job)
+            run_shares(_run_share, job, job.nshares)
     else:
-        _run_range(job, 0, job.n)
+        run_shares(_run_share, job, job.nshares)
 
 
 def pack(x, /):

@@ -1,9 +1,10 @@
 # cython: language_level=3
 """The runtime: the thread limit, fresh results and the output pool, the configuration.
 
-It owns fastbits' C thread team and output pool (``fastbits/_c/team.c``, ``pool.c``): the
-broadcast engine runs its pieces on the team, and the entry points allocate their results
-here.  Python code reaches it through :mod:`fastbits._config` (``get_config``,
+It owns fastbits' C settings, thread team and output pool (``fastbits/_c/config.c``,
+``team.c``, ``pool.c``): the broadcast engine and the packing module take a snapshot of the
+settings per call, choose its threads by the grain rule and run its shares on the team; the
+entry points allocate their results here.  Python code reaches it through :mod:`fastbits._config` (``get_config``,
 ``set_config``, ``config_context``, ``runtime_info``, ``release_memory``) and
 ``fastbits.get_num_threads`` / ``set_num_threads``; threadpoolctl reaches the thread limit
 through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this
@@ -18,13 +19,13 @@ from libc.string cimport strncpy
 cimport numpy as cnp
 
 from ._clib cimport (
-    FB_MAX_THREADS, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_POOL_SLOTS, FB_SANITIZED,
-    fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
-    fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_team_available,
-    fb_team_init, fb_team_note_call, fb_team_run, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set, fb_piece_fn,
-    fb_team_get_spin, fb_team_set_spin, FB_TUNE_CACHED, FB_TUNE_CLASSES, FB_TUNE_STREAMED_1, FB_TUNE_STREAMED_2,
-    fb_tune_begin, fb_tune_call_t, fb_tune_class_t, fb_tune_end, fb_tune_get, fb_tune_init, fb_tune_report,
-    fb_tune_set,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_MAX_THREADS, FB_POOL_MAX_AGE,
+    FB_POOL_MAX_BYTES, FB_SANITIZED, fb_config_get, fb_config_t, fb_grain_get, fb_grain_set, fb_local_threads_set,
+    fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc,
+    fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_stream_threshold_get, fb_stream_threshold_set,
+    fb_share_fn, fb_team_available, fb_team_get_spin, fb_team_init, fb_team_last_shares, fb_team_inline, fb_team_run,
+    fb_team_set_spin,
+    fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set,
 )
 
 
@@ -53,74 +54,36 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
-# Threads
+# Threads: the settings live in C (fastbits/_c/config.h), where every call reads them
 
-if fb_team_init() != 0 or fb_tune_init() != 0:
-    raise ImportError("fastbits._runtime: could not register the thread team's fork handlers")
+if fb_team_init() != 0:
+    raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
 fb_threads_set(_cpus.default_num_threads())
-# Helpers watch for the next call for the spin time before they sleep (fastbits/_c/team.h);
-# never more of them than there are CPUs beside the caller's.
-cdef int _spin_helpers = _cpus.available_cpus() - 1
-fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9), _spin_helpers)
+fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9))
+fb_stream_threshold_set(_cpus.default_stream_threshold())
 
-# Below this much output a loop runs on its caller alone; from it, the thread tuner chooses
-# (fastbits/_c/tune.h).  Loops that transpose or gather do more work per byte and may use the team
-# from an eighth of it.  With helpers that watch for the next call a second core can pay from
-# about 256 KiB of int32 output, but not always: on this project's 2-core VM a 64K int32 AND took
-# 14.2 µs alone and 10.4 µs on two threads back to back at one time, 20-25 µs on two at others
-# (its two CPUs seem not always to share a cache).  A fixed 768 KiB had kept the suite's 64K rows
-# off the team; the tuner now keeps them off it only while two threads are slower.
-cdef Py_ssize_t _parallel_bytes = 256 << 10
+# The grain settings, by name, and the kind of work each is for.
+GRAIN_KINDS = {"grain_cached": FB_GRAIN_CACHED, "grain_streamed": FB_GRAIN_STREAMED,
+               "grain_strided": FB_GRAIN_STRIDED}
+for _name, _kind in GRAIN_KINDS.items():
+    fb_grain_set(_kind, _cpus.GRAINS[_name])
 
 
-# A call that moves at least this many bytes (inputs read, result written) writes its result
-# with streaming stores, around the cache: the last-level cache's size (fastbits._cpus).  Below
-# it, the result may stay in cache for whatever reads it next.
-cdef Py_ssize_t _stream_bytes = _cpus.default_stream_threshold()
+cdef void get_config(fb_config_t* config) noexcept nogil:
+    fb_config_get(config)
 
 
-cdef int call_threads() noexcept nogil:
-    cdef int n = fb_threads_get()
-    if not fb_team_available():
-        return 1
-    return n if n < FB_MAX_THREADS else FB_MAX_THREADS
+cdef void run_shares(fb_share_fn fn, void* ctx, int nshares) noexcept nogil:
+    fb_team_run(fn, ctx, nshares)
 
 
-# A call with less work than this (bytes of output; some 100 µs on one thread) is quick: it is not
-# worth waking a sleeping helper for, unless a stream of calls has begun (fastbits/_c/team.h).
-cdef Py_ssize_t QUICK_WORK = 2 << 20
+cdef bint inline_call(Py_ssize_t nbytes) noexcept nogil:
+    return fb_team_inline(nbytes)
 
 
-cdef void run_pieces(fb_piece_fn fn, void* ctx, Py_ssize_t npieces, int helpers, Py_ssize_t work) noexcept nogil:
-    fb_team_run(fn, ctx, npieces, helpers, work < QUICK_WORK)
-
-
-# Whether a call of a few MiB gains from a second thread depends on the machine and its state:
-# the tuner (fastbits/_c/tune.h) times both ways on calls like it and runs the faster.
-fb_tune_set(_cpus.default_adaptive_threads())
-
-
-cdef bint tune_begin(fb_tune_call_t* call, int helpers, Py_ssize_t work, uint32_t signature,
-                     Py_ssize_t result_bytes, Py_ssize_t moved, bint streamed) noexcept nogil:
-    cdef int kind = FB_TUNE_CACHED
-    if streamed:
-        kind = FB_TUNE_STREAMED_1 if 2 * moved < 5 * result_bytes else FB_TUNE_STREAMED_2
-    if fb_tune_begin(call, helpers, signature, work, kind):
-        return True
-    fb_team_note_call()  # run alone: the team's quick rule counts it (fastbits/_c/team.h)
-    return False
-
-
-cdef void tune_end(fb_tune_call_t* call) noexcept nogil:
-    fb_tune_end(call)
-
-
-cdef Py_ssize_t parallel_threshold() noexcept nogil:
-    return _parallel_bytes
-
-
-cdef Py_ssize_t stream_threshold() noexcept nogil:
-    return _stream_bytes
+def set_local_threads(n):
+    """Cap the threads of calls made from this thread at ``n`` (0: no cap); return the old cap."""
+    return fb_local_threads_set(n)
 
 
 def get_num_threads():
@@ -129,7 +92,7 @@ def get_num_threads():
 
 
 def set_num_threads(n):
-    """Set the threads the kernels use above the size threshold (a positive int).
+    """Set the threads a large call may use, the caller included (a positive int).
 
     Built without threads, the value is accepted and the kernels stay on one thread.
     """
@@ -200,71 +163,52 @@ cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str 
 
 def current_config():
     """The settings, as :func:`fastbits.get_config` reports them."""
-    return {
-        "num_threads": get_num_threads(),
-        "parallel_threshold": int(_parallel_bytes),
+    config = {"num_threads": get_num_threads()}
+    config.update({name: int(fb_grain_get(kind)) for name, kind in GRAIN_KINDS.items()})
+    config.update({
         "output_pool": bool(_pool_on),
         "pool_threshold": int(_pool_bytes),
-        "stream_threshold": int(_stream_bytes),
+        "stream_threshold": int(fb_stream_threshold_get()),
         "spin_time": fb_team_get_spin() / 1e9,
-        "adaptive_threads": bool(fb_tune_get()),
-    }
+    })
+    return config
 
 
-def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
-              stream_threshold=None, spin_time=None, adaptive_threads=None):
+def configure(num_threads=None, grain_cached=None, grain_streamed=None, grain_strided=None,
+              output_pool=None, pool_threshold=None, stream_threshold=None, spin_time=None):
     """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
-    global _parallel_bytes, _pool_bytes, _pool_on, _stream_bytes
+    global _pool_bytes, _pool_on
     if num_threads is not None:
         set_num_threads(num_threads)
-    if adaptive_threads is not None:
-        fb_tune_set(adaptive_threads)
+    for name, value in (("grain_cached", grain_cached), ("grain_streamed", grain_streamed),
+                        ("grain_strided", grain_strided)):
+        if value is not None:
+            fb_grain_set(GRAIN_KINDS[name], value)
     if spin_time is not None:
-        fb_team_set_spin(<long>min(round(spin_time * 1e9), 2**62), _spin_helpers)
-    if parallel_threshold is not None:
-        _parallel_bytes = parallel_threshold
+        fb_team_set_spin(<long>min(round(spin_time * 1e9), 2**62))
     if pool_threshold is not None:
         _pool_bytes = pool_threshold
     if stream_threshold is not None:
-        _stream_bytes = stream_threshold
+        fb_stream_threshold_set(stream_threshold)
     if output_pool is not None:
         _pool_on = bool(output_pool) and fb_pool_available()
         if not _pool_on:
             fb_pool_release()
 
 
-# runtime_info's names for the tuner's kinds of call (FB_TUNE_CACHED, _STREAMED_1, _STREAMED_2).
-TUNE_KINDS = ("cached", "streamed, 1 input", "streamed, 2 inputs")
-
-
 def runtime_info():
     """The thread team's and the output pool's state, as :func:`fastbits.runtime_info` reports it."""
     cdef fb_team_stats_t team
     cdef fb_pool_stats_t pool
-    cdef fb_tune_class_t classes[FB_TUNE_CLASSES]
-    cdef int nclasses, k
     fb_team_stats(&team)
     fb_pool_stats(&pool)
-    nclasses = fb_tune_report(classes)
     return {
         "backend": "cython",
         "threads_available": bool(fb_team_available()),
         "helper_threads": int(team.started),
-        "helper_pieces": int(team.helper_pieces),
-        "helper_calls_watched": int(team.calls_watched),
-        "helper_calls_woken": int(team.calls_woken),
-        "thread_choices": [{
-            "signature": int(classes[k].signature),
-            "work_from": int(classes[k].work_from),
-            "work_to": int(classes[k].work_to),
-            "kind": TUNE_KINDS[classes[k].kind],
-            "num_threads": int(classes[k].helpers) + 1,
-            "threads": int(classes[k].helpers) + 1 if classes[k].team else 1,
-            "calls_alone": int(classes[k].calls_alone),
-            "calls_team": int(classes[k].calls_team),
-            "probes": int(classes[k].probes),
-            "switches": int(classes[k].switches),
-        } for k in range(nclasses)],
+        "parallel_calls": int(team.parallel_calls),
+        "helper_shares": int(team.helper_shares),
+        "last_call_threads": int(fb_team_last_shares()),
         "output_pool_available": bool(fb_pool_available()),
         "pool_hits": int(pool.hits),
         "pool_misses": int(pool.misses),

@@ -2,7 +2,7 @@
 and no pool behind it.
 
 numpy's loops run on the calling thread and fresh results come from numpy's allocator, so the
-thread count is always 1 and the output pool never exists; the thresholds are kept (and
+thread count is always 1 and the output pool never exists; the other settings are kept (and
 reported) so that code written for the compiled path runs unchanged.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from . import _cpus, spec
 
-__all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_num_threads"]
+__all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_local_threads",
+           "set_num_threads"]
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
-_settings = {"parallel_threshold": 256 << 10, "pool_threshold": 1 << 25,
-             "stream_threshold": _cpus.default_stream_threshold(), "spin_time": _cpus.default_spin_time(),
-             "adaptive_threads": _cpus.default_adaptive_threads()}
+_settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpus.default_stream_threshold(),
+             "spin_time": _cpus.default_spin_time()}
 
 
 def get_num_threads() -> int:
@@ -28,27 +28,22 @@ def set_num_threads(n: int) -> None:
     spec.check_num_threads(n)
 
 
+def set_local_threads(n: int) -> int:
+    """Accepted for API parity with the compiled path (every call runs on one thread); returns 0."""
+    return 0
+
+
 def current_config() -> dict:
     """The settings, as :func:`fastbits.get_config` reports them."""
-    return {"num_threads": 1, "parallel_threshold": _settings["parallel_threshold"],
+    return {"num_threads": 1, "grain_cached": _settings["grain_cached"],
+            "grain_streamed": _settings["grain_streamed"], "grain_strided": _settings["grain_strided"],
             "output_pool": False, "pool_threshold": _settings["pool_threshold"],
-            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"],
-            "adaptive_threads": _settings["adaptive_threads"]}
+            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"]}
 
 
-def configure(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None,
-              stream_threshold=None, spin_time=None, adaptive_threads=None) -> None:
+def configure(num_threads=None, output_pool=None, **settings) -> None:
     """Keep settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
-    if parallel_threshold is not None:
-        _settings["parallel_threshold"] = parallel_threshold
-    if pool_threshold is not None:
-        _settings["pool_threshold"] = pool_threshold
-    if stream_threshold is not None:
-        _settings["stream_threshold"] = stream_threshold
-    if spin_time is not None:
-        _settings["spin_time"] = spin_time
-    if adaptive_threads is not None:
-        _settings["adaptive_threads"] = adaptive_threads
+    _settings.update({name: value for name, value in settings.items() if value is not None})
 
 
 def runtime_info() -> dict:
@@ -57,10 +52,9 @@ def runtime_info() -> dict:
         "backend": "python",
         "threads_available": False,
         "helper_threads": 0,
-        "helper_pieces": 0,
-        "helper_calls_watched": 0,
-        "helper_calls_woken": 0,
-        "thread_choices": [],
+        "parallel_calls": 0,
+        "helper_shares": 0,
+        "last_call_threads": 1,
         "output_pool_available": False,
         "pool_hits": 0,
         "pool_misses": 0,

@@ -1,18 +1,16 @@
-/* ThreadSanitizer test of fastbits' thread team, its tuner and the output pool, as C
-   (scripts/tsan.sh builds and runs it, linked with fastbits/_c/team.c, tune.c and pool.c, the
+/* ThreadSanitizer test of fastbits' settings, thread team and output pool, as C
+   (scripts/tsan.sh builds and runs it, linked with fastbits/_c/config.c, team.c and pool.c, the
    pool forced on: FB_FORCE_POOL).
 
    What it hammers, from several OS threads at once:
-   - fb_team_run from several callers: the pieces of each call write disjoint parts of a buffer;
-     every piece must run exactly once, on a slot the call allows, and the buffer must hold every
-     piece's values when the call returns.  The job (buffer, flags) is freed right after the
-     call, so a helper still inside it afterwards is a race TSan reports.  A third of the calls
-     go through the tuner (fb_tune_begin / fb_tune_end), over sizes, kinds and signatures of
-     work that share its classes.
-   - fb_threads_set / fb_threads_get (and the threadpoolctl names) racing with those calls, each
-     call taking its helper count from the limit as the runtime does; fb_team_stats and
-     fb_team_set_spin (helpers watching read the spin time as it changes) too, and the tuner
-     turned off and on, and its classes reported.
+   - fb_team_run from several callers: the shares of each call write disjoint parts of a buffer;
+     every share must run exactly once, on its own helper's slot or the caller's (0), and the
+     buffer must hold every share's values when the call returns.  The job (buffer, flags) is
+     freed right after the call, so a helper still inside it afterwards is a race TSan reports.
+   - the settings (fb_threads_set, the grains, the streaming threshold, a thread's own limit,
+     and the threadpoolctl names) changed while those calls run, each call taking a snapshot
+     (fb_config_get) and its shares from the grain rule as the runtime does; fb_team_stats and
+     fb_team_set_spin (helpers watching read the spin time as it changes) too.
    - the pool: malloc, calloc, realloc (larger and smaller), free, release and stats, with block
      sizes that reuse, replace and age idle blocks; every block is filled with its owner's pattern
      and checked before it is freed, so a block handed to two owners at once is found.
@@ -33,7 +31,6 @@
 
 #include "pool.h"
 #include "team.h"
-#include "tune.h"
 
 #define CALLERS 4        /* OS threads calling fb_team_run at once */
 #define CALLS 300        /* calls each */
@@ -68,56 +65,43 @@ static uint32_t next_random(uint32_t *state) { /* xorshift32 */
 
 typedef struct {
     uint32_t *buf;
-    unsigned char *ran; /* one flag a piece: set by the one thread that ran it */
-    fb_ssize piece_len;
+    unsigned char *ran; /* one flag a share: set by the one thread that ran it */
+    fb_ssize n;         /* values in the buffer */
+    int nshares;
     uint32_t tag;
-    int max_slot;
-    int spin; /* busy work a piece, to keep the team busy longer */
+    int spin; /* busy work a share, to keep the team busy longer */
 } job_t;
 
 static uint32_t value_at(uint32_t tag, fb_ssize i) { return tag ^ ((uint32_t)i * 2654435761u); }
 
-static void fill_piece(void *ctx, fb_ssize piece, int slot) {
+static void fill_share(void *ctx, int share, int slot) {
     job_t *job = (job_t *)ctx;
-    fb_ssize i, start = piece * job->piece_len;
+    fb_ssize i, start = share * job->n / job->nshares, end = (share + 1) * job->n / job->nshares;
     volatile uint32_t sink = 0;
-    if (slot < 0 || slot > job->max_slot) FAIL("piece %ld ran on slot %d (at most %d)", (long)piece, slot, job->max_slot);
-    if (job->ran[piece]) FAIL("piece %ld ran twice", (long)piece);
-    job->ran[piece] = 1;
-    for (i = 0; i < job->piece_len; i++) job->buf[start + i] = value_at(job->tag, start + i);
+    if (slot != 0 && slot != share) FAIL("share %d ran on slot %d", share, slot);
+    if (job->ran[share]) FAIL("share %d ran twice", share);
+    job->ran[share] = 1;
+    for (i = start; i < end; i++) job->buf[i] = value_at(job->tag, i);
     for (i = 0; i < job->spin; i++) sink += (uint32_t)i;
     (void)sink;
 }
 
-/* The calls that go through the tuner: most in 18 classes (three sizes, two kinds, three
-   signatures) that probe often, some with work past its last class, and a quarter with one of
-   a thousand signatures, more classes than its table holds: they take each other's places. */
-static const fb_ssize tuned_work[] = {(fb_ssize)1 << 14, (fb_ssize)1 << 16, (fb_ssize)1 << 20, FB_TUNE_MAX_WORK};
-static uint32_t tuned_signature(uint32_t tag) { return (tag >> 4) % 4 ? (tag >> 12) % 3 : 3 + (tag >> 12) % 1000; }
-
-/* One team call of npieces pieces of piece_len values, checked; 0 when it held. */
-static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t tag, int spin) {
-    fb_ssize i, n = npieces * piece_len;
+/* One team call of ``n`` values in ``nshares`` shares, checked; 0 when it held. */
+static int run_job(int nshares, fb_ssize n, uint32_t tag, int spin) {
+    fb_ssize i;
     int bad = 0;
     job_t *job = (job_t *)malloc(sizeof(job_t));
-    if (tag % 3 == 0) helpers = 3; /* a tuned call: a team size that does not change, so that probes end */
+    if (nshares < 1) nshares = 1;
     job->buf = (uint32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
-    job->ran = (unsigned char *)calloc((size_t)(npieces > 0 ? npieces : 1), 1);
-    job->piece_len = piece_len;
+    job->ran = (unsigned char *)calloc((size_t)nshares, 1);
+    job->n = n;
+    job->nshares = nshares;
     job->tag = tag;
-    job->max_slot = helpers < 0 ? 0 : helpers;
     job->spin = spin;
-    if (tag % 3 == 0) { /* the tuner's choice: the team, or the caller alone */
-        fb_tune_call_t tuned;
-        int team = fb_tune_begin(&tuned, helpers, tuned_signature(tag), tuned_work[(tag >> 20) % 4], (int)(tag >> 8) % 2);
-        if (!team) fb_team_note_call(); /* as the runtime does */
-        fb_team_run(fill_piece, job, npieces, team ? helpers : 0, (int)(tag & 1));
-        fb_tune_end(&tuned);
-    } else {
-        fb_team_run(fill_piece, job, npieces, helpers, (int)(tag & 1)); /* quick calls too */
-    }
-    for (i = 0; i < npieces; i++)
-        if (!job->ran[i]) { FAIL("piece %ld of %ld did not run", (long)i, (long)npieces); bad = 1; break; }
+    fb_team_run(fill_share, job, nshares);
+    if (fb_team_last_shares() != nshares) FAIL("last shares %d, not %d", fb_team_last_shares(), nshares);
+    for (i = 0; i < nshares; i++)
+        if (!job->ran[i]) { FAIL("share %ld of %d did not run", (long)i, nshares); bad = 1; break; }
     for (i = 0; i < n; i++)
         if (job->buf[i] != value_at(tag, i)) { FAIL("value %ld of %ld wrong after the call", (long)i, (long)n); bad = 1; break; }
     /* freed at once: a helper still touching the job after fb_team_run returned races with this */
@@ -128,51 +112,40 @@ static int run_job(int helpers, fb_ssize npieces, fb_ssize piece_len, uint32_t t
     return bad;
 }
 
-/* The helpers a call asks for, as the runtime computes them: the thread limit less the caller. */
-static int helpers_now(void) {
-    int n = fb_threads_get() - 1;
-    return n > MAX_HELPERS ? MAX_HELPERS : n;
-}
-
 static void *caller_main(void *arg) {
     uint32_t state = 0x9E3779B9u ^ (uint32_t)(intptr_t)arg * 7919u;
-    int call;
+    int call, shares;
+    fb_config_t config;
     for (call = 0; call < CALLS; call++) {
-        fb_ssize npieces = (fb_ssize)(next_random(&state) % 65);     /* 0 pieces too */
-        fb_ssize piece_len = 1 + (fb_ssize)(next_random(&state) % 2048);
-        run_job(helpers_now(), npieces, piece_len, next_random(&state), (int)(next_random(&state) % 200));
+        fb_ssize n = (fb_ssize)(next_random(&state) % 65536);
+        if (call % 10 == 0) fb_local_threads_set((int)(next_random(&state) % 4)); /* 0: none */
+        fb_config_get(&config); /* the snapshot, and the rule, as the runtime takes them */
+        if (config.num_threads < 1 || config.num_threads > FB_MAX_THREADS) FAIL("snapshot threads %d", config.num_threads);
+        shares = fb_threads_for(&config, (int)(next_random(&state) % FB_GRAIN_KINDS), 4 * n, n > 0 ? n : 1);
+        if (shares > MAX_HELPERS + 1) shares = MAX_HELPERS + 1;
+        run_job(shares, n, next_random(&state), (int)(next_random(&state) % 200));
     }
     return NULL;
 }
 
-/* Changes the thread limit while the callers run, and reads the team's statistics. */
+/* Changes the settings while the callers run, and reads the team's statistics. */
 static void *limiter_main(void *arg) {
-    int i = 0;
+    int i = 0, k;
     fb_team_stats_t team;
-    fb_tune_class_t classes[FB_TUNE_CLASSES];
-    int k, n;
-    long calls;
     (void)arg;
     while (!__atomic_load_n(&stop_limiter, __ATOMIC_ACQUIRE)) {
         if (i % 2) fb_threads_set(1 + i % 9);
         else fastbits_set_num_threads(i % 5 - 1); /* 0 and -1 clamp to 1 */
         if (fastbits_get_num_threads() < 1) FAIL("thread limit below 1");
-        if (i % 7 == 0) fb_team_set_spin((i % 3) * 100000L, i % 4); /* helpers watching see it */
+        fb_grain_set(i % FB_GRAIN_KINDS, (fb_ssize)1 << (10 + i % 12));
+        for (k = 0; k < FB_GRAIN_KINDS; k++)
+            if (fb_grain_get(k) < 1) FAIL("grain %d below 1", k);
+        fb_stream_threshold_set((fb_ssize)(i % 3) << 20);
+        if (i % 7 == 0) fb_team_set_spin((i % 3) * 100000L); /* helpers watching see it */
         if (fb_team_get_spin() < 0) FAIL("spin time below 0");
         fb_team_stats(&team);
-        if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_pieces < 0 ||
-            team.calls_watched < 0 || team.calls_woken < 0)
-            FAIL("team stats %d %ld", team.started, (long)team.helper_pieces);
-        calls = __atomic_load_n(&team_calls, __ATOMIC_RELAXED); /* the tuner off for a while, then on */
-        if (calls >= 200 && calls < 300 && fb_tune_get()) fb_tune_set(0);
-        if (calls >= 300 && !fb_tune_get()) fb_tune_set(1);
-        n = fb_tune_report(classes);
-        if (n < 0 || n > FB_TUNE_CLASSES) FAIL("tuner reports %d classes", n);
-        for (k = 0; k < n; k++)
-            if (classes[k].calls_alone < 0 || classes[k].calls_team < 0 || classes[k].calls_alone + classes[k].calls_team == 0 ||
-                classes[k].switches > classes[k].probes || classes[k].work_from >= classes[k].work_to)
-                FAIL("tuner class %d: %ld alone, %ld team, %ld probes, %ld switches", k, (long)classes[k].calls_alone,
-                     (long)classes[k].calls_team, (long)classes[k].probes, (long)classes[k].switches);
+        if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_shares < 0 || team.parallel_calls < 0)
+            FAIL("team stats %d %ld", team.started, (long)team.helper_shares);
         i++;
         usleep(50);
     }
@@ -183,7 +156,7 @@ static void *limiter_main(void *arg) {
 static void *busy_main(void *arg) {
     uint32_t tag = 1;
     (void)arg;
-    while (!__atomic_load_n(&stop_busy, __ATOMIC_ACQUIRE)) run_job(3, 16, 4096, tag++, 20000);
+    while (!__atomic_load_n(&stop_busy, __ATOMIC_ACQUIRE)) run_job(4, 65536, tag++, 20000);
     return NULL;
 }
 
@@ -280,7 +253,7 @@ static int child_work(void) {
         || stats.idle_bytes < stats.idle_blocks * 2 * MIB || (stats.idle_bytes == 0) != (stats.idle_blocks == 0))
         FAIL("child inherited inconsistent pool stats: %zu blocks, %zu bytes", stats.idle_blocks, stats.idle_bytes);
     fb_threads_set(4);
-    for (i = 0; i < 20; i++) bad |= run_job(3, 32, 512, 0xABCD0000u + (uint32_t)i, 0);
+    for (i = 0; i < 20; i++) bad |= run_job(4, 16384, 0xABCD0000u + (uint32_t)i, 0);
     for (i = 0; i < 6; i++) {
         p = (uint64_t *)fb_pool_malloc(NULL, 3 * MIB);
         if (p == NULL) return 1;
@@ -320,18 +293,18 @@ static void fork_while_busy(void) {
 
 static long planted;
 
-static void racy_piece(void *ctx, fb_ssize piece, int slot) {
+static void racy_share(void *ctx, int share, int slot) {
     volatile int i;
     (void)ctx;
     (void)slot;
     for (i = 0; i < 20000; i++) {}
-    planted += piece; /* every thread of the call, unsynchronized */
+    planted += share; /* every thread of the call, unsynchronized */
 }
 
 static int planted_race(void) {
     int call;
     fb_threads_set(4);
-    for (call = 0; call < 200; call++) fb_team_run(racy_piece, NULL, 64, 3, 0);
+    for (call = 0; call < 200; call++) fb_team_run(racy_share, NULL, 4);
     printf("tsan_team: the planted race ran (%ld) and TSan did not stop it\n", planted);
     return 0;
 }
@@ -343,7 +316,7 @@ int main(int argc, char **argv) {
     int i;
     if (!fb_team_available()) { fprintf(stderr, "tsan_team: built without the team (FB_THREADS 0)\n"); return 1; }
     if (!fb_pool_available()) { fprintf(stderr, "tsan_team: the pool is pass-through: build with -DFB_FORCE_POOL\n"); return 1; }
-    if (fb_team_init() != 0 || fb_tune_init() != 0 || fb_pool_init() != 0 || fb_pool_init() != 0) { /* a 2nd init: no-op */
+    if (fb_team_init() != 0 || fb_team_init() != 0 || fb_pool_init() != 0 || fb_pool_init() != 0) { /* a 2nd init: no-op */
         fprintf(stderr, "tsan_team: could not register the fork handlers\n");
         return 1;
     }
@@ -361,7 +334,6 @@ int main(int argc, char **argv) {
 
     /* 2. fork while the team and the pool are busy */
     fb_threads_set(4);
-    fb_tune_set(1);
     fork_while_busy();
 
     /* 3. the limit as set, and the pool empty after a release */
@@ -371,18 +343,13 @@ int main(int argc, char **argv) {
     {
         fb_pool_stats_t stats;
         fb_team_stats_t team;
-        fb_tune_class_t classes[FB_TUNE_CLASSES];
-        fb_ssize probes = 0;
-        int k, n = fb_tune_report(classes);
-        for (k = 0; k < n; k++) probes += classes[k].probes;
         fb_pool_stats(&stats);
         if (stats.idle_bytes != 0 || stats.idle_blocks != 0) FAIL("pool not empty after release");
         fb_team_stats(&team);
-        printf("tsan_team: %ld team calls (%d helpers, %ld pieces on helpers, %ld calls seen watching, "
-               "%ld woken for; %d tuner classes, %ld probes), %ld pool operations (%zu hits, %zu misses), %d forks\n",
-               __atomic_load_n(&team_calls, __ATOMIC_RELAXED), team.started, (long)team.helper_pieces,
-               (long)team.calls_watched, (long)team.calls_woken, n, (long)probes,
-               __atomic_load_n(&pool_ops, __ATOMIC_RELAXED), stats.hits, stats.misses, FORKS);
+        printf("tsan_team: %ld team calls (%d helpers, %ld shared, %ld shares on helpers), "
+               "%ld pool operations (%zu hits, %zu misses), %d forks\n",
+               __atomic_load_n(&team_calls, __ATOMIC_RELAXED), team.started, (long)team.parallel_calls,
+               (long)team.helper_shares, __atomic_load_n(&pool_ops, __ATOMIC_RELAXED), stats.hits, stats.misses, FORKS);
     }
     if (failures) {
         fprintf(stderr, "tsan_team: %d check(s) failed\n", failures);

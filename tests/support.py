@@ -10,6 +10,10 @@ from an empty directory against the installed package.
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 from hypothesis import strategies as st
@@ -339,3 +343,17 @@ def bitshift_reference(x, y, direction):
             result = -1 if direction == "RIGHT" and value < 0 else 0
         results.append(result)
     return np.array(results, dtype).reshape(x.shape)
+
+
+def run_python(code, **env):
+    """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
+    tree would shadow the installed package), with the OpenMP and thread variables only as given."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_DYNAMIC")}
+    environment.update(env)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True,
+        cwd=tempfile.gettempdir(),
+    )
+    assert done.returncode == 0, done.stderr
+    return done

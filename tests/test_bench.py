@@ -43,7 +43,7 @@ def test_bench_runs_and_prints_the_table(smoke_run):
     assert f"fastbits {fastbits.__version__}, backend {fastbits.BACKEND}" in out
     assert "memory-bandwidth ceiling" in out
     assert "cache-resident copy" in out and "% of ceiling: " in out
-    assert ("fastbits._engine.stream_probe" in out) == (fastbits.BACKEND == "cython")
+    assert ("fastbits.bitwise_xor of uint8" in out) == (fastbits.BACKEND == "cython")
     assert ("fallback: " in out) == (fastbits.BACKEND != "cython")
     assert "| case " in out and "numpy" in out and "% ceil" in out
     assert f"{report_fastbits()} % of ceiling" in out
@@ -56,16 +56,15 @@ def test_bench_json(smoke_run):
     result, path = smoke_run
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(path.read_text())
-    assert set(report) >= {"meta", "ceiling", "fastbits", "implementations", "cases", "thread_choices"}
+    assert set(report) >= {"meta", "ceiling", "fastbits", "implementations", "cases"}
     meta = report["meta"]
     assert set(meta["config"]) == set(fastbits.get_config())
-    assert isinstance(report["thread_choices"], list)
     assert set(meta) >= {"machine", "python", "versions", "fastbits_backend", "threads", "mode", "method"}
     assert meta["fastbits_backend"] == fastbits.BACKEND and meta["mode"] == "smoke"
     assert meta["machine"]["cores"] >= 1 and meta["versions"]["numpy"]
     ceiling = report["ceiling"]
     assert ceiling["gbps_1_thread"] > 0 and ceiling["gbps_threads"] > 0 and ceiling["threads"] >= 1
-    assert ceiling["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert ceiling["probe"] == ("fastbits.bitwise_xor" if fastbits.BACKEND == "cython" else "np.add")
     assert ("fallback" in ceiling) == (fastbits.BACKEND != "cython")
     assert ceiling["cache"]["gbps"] > 0 and ceiling["cache"]["array_bytes"] > 0
     assert ceiling["out_of_cache_bytes"] == 8 << 20 and ceiling["rule"]
@@ -75,9 +74,7 @@ def test_bench_json(smoke_run):
     assert report["fastbits"] == ("fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py")
     assert {case["group"] for case in report["cases"]} >= GROUPS
     for case in report["cases"]:
-        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results", "ceiling", "note",
-                             "thread_choices"}
-        assert isinstance(case["thread_choices"], list)
+        assert set(case) >= {"name", "group", "op", "layout", "bytes", "results", "ceiling", "note"}
         # smoke cases are small: measured against the cache copy (or nothing, moving no bytes)
         assert case["ceiling"] == ("cache" if case["bytes"] else None)
         assert set(case["results"]) == names
@@ -150,27 +147,6 @@ def test_bench_clears_the_progress_line_before_the_header(monkeypatch):
     assert "memory-bandwidth ceilings\r\x1b[Kmachine: " in text   # the progress line erased first
 
 
-def test_tuner_changes_are_per_case(monkeypatch):
-    """A case's ``thread_choices`` are the tuner's classes that had calls while it was timed, with
-    the counts of that time; a class that lost its table place and came back counts from zero."""
-    from fastbits._bench import run
-
-    def cls(sig, alone, team, probes, switches, threads=2):
-        return {"signature": sig, "work_from": 1 << 20, "work_to": 1 << 21, "kind": "cached",
-                "num_threads": 2, "threads": threads, "calls_alone": alone, "calls_team": team,
-                "probes": probes, "switches": switches}
-
-    table = [cls(1, 10, 50, 3, 1), cls(2, 5, 5, 2, 0), cls(3, 100, 0, 9, 2)]
-    monkeypatch.setattr(run.fastbits, "runtime_info", lambda: {"thread_choices": table})
-    before = run._choices()
-    table = [cls(1, 15, 80, 4, 2, threads=1), cls(2, 5, 5, 2, 0), cls(3, 2, 1, 1, 0), cls(4, 0, 7, 0, 0)]
-    changed = {c["signature"]: c for c in run.tuner_changes(before)}
-    assert set(changed) == {1, 3, 4}      # class 2 had no calls in between
-    assert changed[1] == cls(1, 5, 30, 1, 1, threads=1)
-    assert changed[3] == cls(3, 2, 1, 1, 0)   # evicted and back: its counts since it came back
-    assert changed[4] == cls(4, 0, 7, 0, 0)   # new
-
-
 def test_cases_cover_the_issue():
     from fastbits._bench.cases import select
 
@@ -241,12 +217,12 @@ def test_sibling_rows_run_and_agree_with_numpy():
 
 
 def test_ceilings():
-    """The streaming ceiling (stream_probe with the compiled module, np.add without, said so) and the
+    """The streaming ceiling (fastbits.bitwise_xor with the compiled module, np.add without, said so) and the
     cache copy, measured; no figure is asserted but that each is positive."""
     from fastbits._bench.timing import MODES, bandwidth_ceiling
 
     ceiling = bandwidth_ceiling(MODES["smoke"], 2)
-    assert ceiling["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert ceiling["probe"] == ("fastbits.bitwise_xor" if fastbits.BACKEND == "cython" else "np.add")
     assert ceiling["array_bytes"] == 8 * MODES["smoke"].ceiling_elems and ceiling["threads"] == 2
     assert ceiling["gbps_1_thread"] > 0 and ceiling["gbps_threads"] > 0 and ceiling["cache"]["gbps"] > 0
 
@@ -326,7 +302,7 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
     n = OUT_OF_CACHE_BYTES // 3 + 1
     big = run_case(case(n), impls, mode, np.random.default_rng(0), 2)
     own = big["streaming_ceiling"]
-    assert own["probe"] == ("stream_probe" if fastbits.BACKEND == "cython" else "np.add")
+    assert own["probe"] == ("fastbits.bitwise_xor" if fastbits.BACKEND == "cython" else "np.add")
     assert own["streams"] == 3    # reads a and b, writes the result
     if fastbits.BACKEND == "cython":   # over the case's own a and b, whatever their size
         assert own["arrays"] == "the case's" and own["array_bytes"] == n

@@ -45,8 +45,8 @@ SETTINGS = settings(
 def threads():
     """Restore the thread and streaming settings after a test changes them.  While
     the test runs, threads start at any size, so that small generated arrays take
-    the parallel loops too, on the team (the thread tuner off)."""
-    with fastbits.config_context(num_threads=C.get_num_threads(), parallel_threshold=0, adaptive_threads=False,
+    the parallel loops too, on the team (every grain 1 byte)."""
+    with fastbits.config_context(num_threads=C.get_num_threads(), grain_cached=1, grain_streamed=1, grain_strided=1,
                                  stream_threshold=fastbits.get_config()["stream_threshold"]):
         yield
 
@@ -620,7 +620,7 @@ def test_pool_after_fork(small_pool):
 
 @pytest.mark.compiled
 def test_helpers_take_part_in_large_calls():
-    """Large calls are shared with the team's helpers (not a timing: a count of pieces)."""
+    """Large calls are shared with the team's helpers (not a timing: a count of shares)."""
     if not HAVE_THREADS:
         pytest.skip("built without threads")
     a = np.arange(1 << 24, dtype=np.int32)
@@ -629,16 +629,16 @@ def test_helpers_take_part_in_large_calls():
     old = C.get_num_threads()
     C.set_num_threads(2)
     try:
-        before = fastbits.runtime_info()["helper_pieces"]
+        before = fastbits.runtime_info()["helper_shares"]
         for _ in range(20):
             C.bitwise_and(a, b, out=out)
         info = fastbits.runtime_info()
-        started, after = info["helper_threads"], info["helper_pieces"]
+        started, after = info["helper_threads"], info["helper_shares"]
     finally:
         C.set_num_threads(old)
     np.testing.assert_array_equal(out, a & b)
     assert started >= 1
-    assert after > before  # over 20 calls of ~4 ms, the helper ran some pieces
+    assert after > before  # over 20 calls of ~4 ms, the helper ran some shares
 
 
 @pytest.mark.compiled

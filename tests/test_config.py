@@ -9,9 +9,7 @@ run of this file checks both; the tests of the compiled runtime alone are marked
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -21,11 +19,13 @@ import fastbits
 from fastbits import _config, _cpus, _runtime_py
 
 from conftest import COMPILED
+from support import run_python
 
-SETTINGS = ("adaptive_threads", "num_threads", "output_pool", "parallel_threshold", "pool_threshold", "spin_time", "stream_threshold")
+SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold", "spin_time",
+            "stream_threshold")
 RUNTIME_KEYS = {
-    "backend", "threads_available", "helper_threads", "helper_pieces", "helper_calls_watched",
-    "helper_calls_woken", "thread_choices", "output_pool_available",
+    "backend", "threads_available", "helper_threads", "parallel_calls", "helper_shares", "last_call_threads",
+    "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
     "pool_max_idle_seconds", "sanitized_build",
 }
@@ -64,22 +64,24 @@ def test_get_config_names_the_settings(config):
     assert set(settings) == set(SETTINGS)
     assert isinstance(settings["num_threads"], int) and settings["num_threads"] >= 1
     assert isinstance(settings["output_pool"], bool)
-    assert settings["parallel_threshold"] >= 0 and settings["pool_threshold"] >= 0
+    assert settings["grain_cached"] >= 1 and settings["pool_threshold"] >= 0
     assert settings == config.current_config()
-    fastbits.get_config()["parallel_threshold"] = -5  # a copy: changing it changes nothing
+    fastbits.get_config()["grain_cached"] = -5  # a copy: changing it changes nothing
     assert fastbits.get_config() == settings
 
 
 def test_values_round_trip(config, ops):
-    fastbits.set_config(parallel_threshold=12345, pool_threshold=1 << 21)
+    fastbits.set_config(grain_cached=123456789, pool_threshold=1 << 21)
     got = fastbits.get_config()
-    assert got["parallel_threshold"] == 12345 and got["pool_threshold"] == 1 << 21
-    fastbits.set_config(parallel_threshold=np.int64(0), pool_threshold=np.uint16(7))
-    assert fastbits.get_config()["parallel_threshold"] == 0
+    assert got["grain_cached"] == 123456789 and got["pool_threshold"] == 1 << 21
+    fastbits.set_config(grain_streamed=np.int64(1), grain_strided=np.uint32(1 << 30), pool_threshold=np.uint16(7))
+    assert fastbits.get_config()["grain_streamed"] == 1
+    assert fastbits.get_config()["grain_strided"] == 1 << 30
     assert fastbits.get_config()["pool_threshold"] == 7
     assert type(fastbits.get_config()["pool_threshold"]) is int
-    fastbits.set_config(parallel_threshold=2**70)  # beyond any size: clamped, still an int
-    assert fastbits.get_config()["parallel_threshold"] == 2**62
+    assert type(fastbits.get_config()["grain_strided"]) is int
+    fastbits.set_config(grain_cached=2**70)  # beyond any size: clamped, still an int
+    assert fastbits.get_config()["grain_cached"] == 2**62
     fastbits.set_config(stream_threshold=0)
     assert fastbits.get_config()["stream_threshold"] == 0
     fastbits.set_config(stream_threshold=np.uint32(1 << 20))
@@ -104,43 +106,39 @@ def test_values_round_trip(config, ops):
     fastbits.set_config(output_pool=np.bool_(True))
     assert fastbits.get_config()["output_pool"] is pool  # True only where the pool exists
 
-    for on in (False, np.bool_(True), True, np.bool_(False)):
-        fastbits.set_config(adaptive_threads=on)
-        assert fastbits.get_config()["adaptive_threads"] is bool(on)
-
 
 def test_none_keeps_a_setting(config):
-    fastbits.set_config(parallel_threshold=99, pool_threshold=77)
+    fastbits.set_config(grain_cached=1 << 19, pool_threshold=77)
     before = fastbits.get_config()
     fastbits.set_config()
-    fastbits.set_config(num_threads=None, parallel_threshold=None, output_pool=None, pool_threshold=None)
+    fastbits.set_config(num_threads=None, grain_cached=None, output_pool=None, pool_threshold=None)
     assert fastbits.get_config() == before
 
 
 def test_config_context_sets_and_restores(config):
     before = fastbits.get_config()
-    with fastbits.config_context(parallel_threshold=5, pool_threshold=6, num_threads=1) as inside:
+    with fastbits.config_context(grain_cached=5 << 20, pool_threshold=6, num_threads=1) as inside:
         assert inside == fastbits.get_config()
-        assert inside["parallel_threshold"] == 5 and inside["pool_threshold"] == 6
+        assert inside["grain_cached"] == 5 << 20 and inside["pool_threshold"] == 6
         assert inside["num_threads"] == 1
-        with fastbits.config_context(parallel_threshold=9):
-            assert fastbits.get_config()["parallel_threshold"] == 9
+        with fastbits.config_context(grain_cached=9 << 20):
+            assert fastbits.get_config()["grain_cached"] == 9 << 20
             assert fastbits.get_config()["pool_threshold"] == 6
-        assert fastbits.get_config()["parallel_threshold"] == 5
+        assert fastbits.get_config()["grain_cached"] == 5 << 20
     assert fastbits.get_config() == before
 
 
 def test_config_context_restores_when_the_block_raises(config):
     before = fastbits.get_config()
     with pytest.raises(KeyError, match="from the block"):
-        with fastbits.config_context(parallel_threshold=1, output_pool=False, pool_threshold=3, num_threads=2):
+        with fastbits.config_context(grain_strided=1 << 20, output_pool=False, pool_threshold=3, num_threads=2):
             assert fastbits.get_config()["pool_threshold"] == 3
             raise KeyError("from the block")
     assert fastbits.get_config() == before
 
 
 def test_config_context_restores_only_its_own_settings(config):
-    with fastbits.config_context(parallel_threshold=11):
+    with fastbits.config_context(grain_streamed=11 << 20):
         fastbits.set_config(pool_threshold=12345)  # not the context's: it stays
     assert fastbits.get_config()["pool_threshold"] == 12345
 
@@ -152,10 +150,12 @@ BAD_VALUES = [
     ("num_threads", 1.5, fastbits.ArgumentValueError, "must be a positive int, not 1.5"),
     ("num_threads", True, fastbits.ArgumentValueError, "must be a positive int, not True"),
     ("num_threads", "2", fastbits.ArgumentValueError, "must be a positive int, not '2'"),
-    ("parallel_threshold", -1, fastbits.ArgumentValueError, "must be at least 0 bytes, not -1"),
-    ("parallel_threshold", 1.5, fastbits.ArgumentTypeError, "must be an int (bytes), not 1.5"),
-    ("parallel_threshold", True, fastbits.ArgumentTypeError, "must be an int (bytes), not True"),
-    ("parallel_threshold", "2", fastbits.ArgumentTypeError, "must be an int (bytes), not '2'"),
+    ("grain_cached", 0, fastbits.ArgumentValueError, "must be at least 1 bytes, not 0"),
+    ("grain_streamed", -5, fastbits.ArgumentValueError, "must be at least 1 bytes, not -5"),
+    ("grain_strided", -1, fastbits.ArgumentValueError, "must be at least 1 bytes, not -1"),
+    ("grain_cached", 1.5e6, fastbits.ArgumentTypeError, "must be an int (bytes), not 1500000.0"),
+    ("grain_streamed", True, fastbits.ArgumentTypeError, "must be an int (bytes), not True"),
+    ("grain_strided", "2M", fastbits.ArgumentTypeError, "must be an int (bytes), not '2M'"),
     ("pool_threshold", -1, fastbits.ArgumentValueError, "must be at least 0 bytes, not -1"),
     ("pool_threshold", np.float64(8.0), fastbits.ArgumentTypeError, "must be an int (bytes)"),
     ("pool_threshold", np.bool_(False), fastbits.ArgumentTypeError, "must be an int (bytes)"),
@@ -172,18 +172,16 @@ BAD_VALUES = [
     ("output_pool", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
     ("output_pool", "2", fastbits.ArgumentTypeError, "must be True or False, not '2'"),
     ("output_pool", 1.5, fastbits.ArgumentTypeError, "must be True or False, not 1.5"),
-    ("adaptive_threads", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
-    ("adaptive_threads", "yes", fastbits.ArgumentTypeError, "must be True or False, not 'yes'"),
 ]
 
 
 @pytest.mark.parametrize("name, value, error, says", BAD_VALUES, ids=[f"{r[0]}={r[1]!r}" for r in BAD_VALUES])
 def test_bad_values_are_refused_and_change_nothing(config, name, value, error, says):
-    fastbits.set_config(parallel_threshold=4321, pool_threshold=8765, num_threads=1)
+    fastbits.set_config(grain_cached=4321 << 10, pool_threshold=8765, num_threads=1)
     before = fastbits.get_config()
     expected = f"set_config: '{name}' {says}"
     # the other settings of the same call are valid: none of them may be applied either
-    others = {k: v for k, v in {"parallel_threshold": 1, "pool_threshold": 2, "num_threads": 2}.items() if k != name}
+    others = {k: v for k, v in {"grain_cached": 1 << 20, "pool_threshold": 2, "num_threads": 2}.items() if k != name}
     for call in (
         lambda: fastbits.set_config(**{name: value}),
         lambda: fastbits.set_config(**others, **{name: value}),
@@ -207,8 +205,9 @@ def test_set_num_threads_refuses(config, ops, value):
 def test_unknown_setting_names_are_refused(config):
     before = fastbits.get_config()
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^set_config: unknown setting\(s\) num_thread;") as info:
-        fastbits.set_config(num_thread=2, parallel_threshold=1)
-    assert "expected some of adaptive_threads, num_threads, output_pool, parallel_threshold, pool_threshold" in str(info.value)
+        fastbits.set_config(num_thread=2, grain_cached=1 << 20)
+    assert ("expected some of grain_cached, grain_streamed, grain_strided, num_threads, output_pool, pool_threshold"
+            in str(info.value))
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^set_config: unknown setting\(s\) a, b;"):
         fastbits.set_config(b=1, a=2)
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^config_context: unknown setting\(s\) threads;"):
@@ -221,7 +220,7 @@ def test_runtime_info_and_release_memory(config, ops):
     info = fastbits.runtime_info()
     assert set(info) == RUNTIME_KEYS
     assert info["backend"] == ("cython" if ops.__name__ == "fastbits._ops_c" else "python")
-    for key in ("helper_threads", "helper_pieces", "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks"):
+    for key in ("helper_threads", "parallel_calls", "helper_shares", "last_call_threads", "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks"):
         assert isinstance(info[key], int) and info[key] >= 0, key
     released = fastbits.release_memory()
     assert isinstance(released, int) and released >= 0
@@ -253,12 +252,12 @@ def test_pure_defaults_equal_compiled_defaults():
     )
     import json
 
-    compiled, pure = json.loads(_python(code).stdout)
-    for key in ("parallel_threshold", "pool_threshold", "stream_threshold", "spin_time", "adaptive_threads"):
+    compiled, pure = json.loads(run_python(code).stdout)
+    for key in ("grain_cached", "grain_streamed", "grain_strided", "pool_threshold", "stream_threshold", "spin_time"):
         assert pure[key] == compiled[key], key
-    assert compiled["adaptive_threads"] is True
+    assert {key: compiled[key] for key in _cpus.GRAINS} == _cpus.GRAINS
     assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
-    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.001
+    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.0001
     assert pure["num_threads"] == 1 and pure["output_pool"] is False
 
 
@@ -269,227 +268,15 @@ def test_runtime_info_has_the_same_keys_on_both_paths():
     assert set(_runtime.runtime_info()) == set(_runtime_py.runtime_info()) == RUNTIME_KEYS
 
 
-@pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 0.001), ("", 0.001)])
+@pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 1e-4), ("", 1e-4)])
 def test_omp_wait_policy_passive_sets_spin_time_to_zero(policy, seconds):
     """OMP_WAIT_POLICY=passive (any case) asks threads not to spin: the default spin_time is 0 on
-    both paths; any other value leaves it at 1 ms."""
+    both paths; any other value leaves it at 100 µs."""
     code = ("import json, fastbits, fastbits._runtime_py as p\n"
             "print(json.dumps([fastbits.get_config()['spin_time'], p.current_config()['spin_time']]))")
     import json
 
-    assert json.loads(_python(code, OMP_WAIT_POLICY=policy).stdout) == [seconds, seconds]
-
-
-# --------------------------------------------------------------------------
-# the thread team's helpers watching for the next call (compiled)
-
-
-def _team_calls():
-    info = fastbits.runtime_info()
-    return info["helper_calls_watched"], info["helper_calls_woken"]
-
-
-def _counted(before, calls=1):
-    """(calls watched, calls woken) since ``before``, once the helper has counted ``calls`` calls
-    (it counts a call when it sees it, maybe after the call returned), or after 5 s."""
-    deadline = time.monotonic() + 5
-    while sum(_team_calls()) < sum(before) + calls and time.monotonic() < deadline:
-        time.sleep(0.001)
-    now = _team_calls()
-    return now[0] - before[0], now[1] - before[1]
-
-
-def _second_call_after_a_pause(a):
-    """A team call, a pause of 50 ms, another team call: how the helper met the second one,
-    as the change of (calls watched, calls woken).  ``a`` is large enough (2 MiB) for a call that
-    is not a quick one."""
-    fastbits.bitwise_and(a, a)
-    time.sleep(0.05)
-    before = _team_calls()
-    fastbits.bitwise_and(a, a)
-    return _counted(before)
-
-
-@pytest.mark.compiled
-def test_helpers_watch_for_the_next_call_for_spin_time():
-    """With a long spin_time the helper is still watching 50 ms after a call and sees the next
-    one at once; with 0 it sleeps and must be woken.  It never watches on the caller's CPU:
-    with one CPU it is always woken."""
-    from fastbits import _runtime
-
-    if not _runtime.runtime_info()["threads_available"]:
-        pytest.skip("a build without the thread team")
-    a = np.ones(1 << 19, np.int32)
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=10):
-        assert _second_call_after_a_pause(a) == ((1, 0) if _cpus.available_cpus() > 1 else (0, 1))
-        fastbits.set_config(spin_time=0)
-        assert _second_call_after_a_pause(a) == (0, 1)
-
-
-@pytest.mark.compiled
-def test_a_quick_call_wakes_no_helper_unless_calls_come_in_a_stream():
-    """A quick call (under 2 MiB of output) that finds the helpers asleep runs on its caller alone,
-    waking none, unless the previous call came within spin_time: then a stream has begun, and it
-    wakes them (to watch for the next).  With spin_time 0 no quick call ever wakes one."""
-    from fastbits import _runtime
-
-    if not _runtime.runtime_info()["threads_available"]:
-        pytest.skip("a build without the thread team")
-    big, quick = np.ones(1 << 19, np.int32), np.ones(1 << 16, np.int32)
-    info = fastbits.runtime_info
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=0.1):
-        fastbits.bitwise_and(big, big)       # helpers started; they watch 0.1 s, then sleep
-        time.sleep(0.3)
-        before, pieces = _team_calls(), info()["helper_pieces"]
-        assert np.array_equal(fastbits.bitwise_and(quick, quick), quick)    # the last call was 0.3 s ago
-        time.sleep(0.05)
-        assert _team_calls() == before and info()["helper_pieces"] == pieces
-        fastbits.bitwise_and(quick, quick)   # 50 ms after the last: a stream
-        assert _counted(before) == (0, 1)
-        fastbits.set_config(spin_time=0)
-        time.sleep(0.05)
-        before = _team_calls()
-        for _ in range(3):
-            assert np.array_equal(fastbits.bitwise_and(quick, quick), quick)
-        time.sleep(0.05)
-        assert _team_calls() == before
-
-
-@pytest.mark.compiled
-def test_a_new_spin_time_stops_a_watching_helper_at_once():
-    """Setting spin_time to 0 sends a helper that is watching (for up to 10 s) to sleep at once:
-    the process then uses no CPU while its main thread sleeps."""
-    from fastbits import _runtime
-
-    if not _runtime.runtime_info()["threads_available"] or _cpus.available_cpus() < 2:
-        pytest.skip("no helper watches: a build without the thread team, or one CPU")
-    a = np.ones(1 << 19, np.int32)
-    with fastbits.config_context(num_threads=2, parallel_threshold=0, adaptive_threads=False, spin_time=10):
-        assert _second_call_after_a_pause(a) == (1, 0)   # watching now
-        fastbits.set_config(spin_time=0)
-        cpu = time.process_time()
-        time.sleep(0.3)
-        assert time.process_time() - cpu < 0.05
-
-
-@pytest.mark.parametrize("dynamic, on", [("false", True), (" FALSE", True), ("true", False), ("", False), ("0", False)])
-def test_omp_dynamic_false_turns_adaptive_threads_off(dynamic, on):
-    """OMP_DYNAMIC=false (any case) asks for the thread count as set: adaptive_threads defaults
-    to False on both paths; any other value leaves it True."""
-    code = ("import json, fastbits, fastbits._runtime_py as p\n"
-            "print(json.dumps([fastbits.get_config()['adaptive_threads'], p.current_config()['adaptive_threads']]))")
-    import json
-
-    assert json.loads(_python(code, OMP_DYNAMIC=dynamic).stdout) == [not on, not on]
-
-
-# --------------------------------------------------------------------------
-# the thread tuner (compiled)
-
-# A fresh process with the team on two threads from any size, that prints runtime_info()'s
-# thread_choices as JSON after the calls the test's code makes (``a``: 256K int32).
-TUNER_CODE = """
-import json, os, sys, numpy as np
-if {one_cpu}:
-    os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
-import fastbits
-fastbits.set_config(num_threads=2, parallel_threshold=0, stream_threshold=1 << 40)
-a = np.arange(1 << 18, dtype=np.int32)
-{calls}
-print(json.dumps(fastbits.runtime_info()["thread_choices"]))
-"""
-
-
-def _tuner(calls, one_cpu=False):
-    import json
-
-    from fastbits import _runtime
-
-    if not _runtime.runtime_info()["threads_available"]:
-        pytest.skip("a build without the thread team")
-    return json.loads(_python(TUNER_CODE.format(calls=calls, one_cpu=one_cpu)).stdout)
-
-
-@pytest.mark.compiled
-def test_the_tuner_probes_on_a_fixed_schedule():
-    """A class's first 5 calls run on the team, the next 5 probe its caller alone, and the 11th
-    decides; the choice runs 16 calls, the next probe takes calls 27-31, and call 32 decides
-    again.  Every call is counted once, in the class of its work and kind."""
-    for calls, probes in ((10, 0), (11, 1), (31, 1), (32, 2)):
-        (got,) = _tuner(f"for _ in range({calls}): fastbits.bitwise_and(a, a)")
-        assert got["work_from"] <= 1 << 20 < got["work_to"]
-        assert got["kind"] == "cached"
-        assert got["calls_alone"] + got["calls_team"] == calls, got
-        assert got["probes"] == probes, (calls, got)
-        assert got["threads"] in (1, 2) and 0 <= got["switches"] <= probes
-    (got,) = _tuner("for _ in range(10): fastbits.bitwise_and(a, a)")
-    assert got["calls_alone"] == got["calls_team"] == 5
-
-
-@pytest.mark.compiled
-def test_the_tuner_sorts_calls_by_size_and_kind():
-    """Streamed results are classed by their input streams (a scalar or NOT reads one, two
-    arrays two); calls of 64 MiB of work and more are not tuned; with adaptive_threads False
-    nothing is, and the classes are kept for when it is on again; a new thread limit makes new
-    classes."""
-    got = _tuner("""
-fastbits.set_config(stream_threshold=0)
-for _ in range(3):
-    fastbits.bitwise_and(a, 5)
-    fastbits.bitwise_not(a[:1 << 16])
-    fastbits.bitwise_xor(a, a)
-big = np.zeros(1 << 24, np.int32)
-fastbits.bitwise_and(big, big)
-with fastbits.config_context(adaptive_threads=False):
-    for _ in range(5):
-        fastbits.bitwise_or(a, a)
-""")
-    classes = {(c["work_from"], c["kind"]): c["calls_alone"] + c["calls_team"] for c in got}
-    assert classes == {(1 << 20, "streamed, 1 input"): 3, (1 << 18, "streamed, 1 input"): 3,
-                       (1 << 20, "streamed, 2 inputs"): 3}, got
-    got = _tuner("""
-for _ in range(20): fastbits.bitwise_and(a, a)
-fastbits.set_config(adaptive_threads=False)
-fastbits.set_config(adaptive_threads=True)
-for _ in range(13): fastbits.bitwise_and(a, a)
-""")
-    assert [(c["probes"], c["calls_alone"] + c["calls_team"]) for c in got] == [(2, 33)]   # kept while off
-    got = _tuner("""
-for _ in range(20): fastbits.bitwise_and(a, a)
-fastbits.set_num_threads(3)
-for _ in range(13): fastbits.bitwise_and(a, a)
-""")
-    assert sorted((c["num_threads"], c["probes"], c["calls_alone"] + c["calls_team"]) for c in got) == [(2, 1, 20), (3, 1, 13)]
-
-
-@pytest.mark.compiled
-def test_the_tuner_keeps_each_loop_apart():
-    """Calls of the same size and kind that run different loops (another operation, width or
-    layout) have classes of their own, with signatures of their own; the same loop again shares
-    its class."""
-    got = _tuner("""
-b = np.arange(1 << 20, dtype=np.int8)
-for _ in range(5):
-    fastbits.bitwise_and(a, a)
-    fastbits.bitwise_or(a, a)
-    fastbits.bitwise_and(a[::-1], a)
-    fastbits.bitwise_and(a.view(np.int64), a.view(np.int64))
-    fastbits.bitshift(b, b, "LEFT")
-fastbits.bitwise_and(a.copy(), a.copy())
-""")
-    assert len({c["signature"] for c in got}) == len(got) == 5, got
-    assert {c["work_from"] for c in got} == {1 << 20} and {c["kind"] for c in got} == {"cached"}
-    assert sorted(c["calls_alone"] + c["calls_team"] for c in got) == [5, 5, 5, 5, 6]
-
-
-@pytest.mark.compiled
-def test_the_tuner_keeps_calls_on_their_caller_when_helpers_share_its_cpu():
-    """With the process on one CPU, a helper can only take the caller's time: over 1500 calls
-    the tuner must settle on one thread, the team running at most the probes' share of them."""
-    (got,) = _tuner("for _ in range(1500): fastbits.bitwise_and(a, a)", one_cpu=True)
-    assert got["calls_alone"] + got["calls_team"] == 1500
-    assert got["threads"] == 1, got
-    assert got["calls_team"] < 1500 // 4, got
+    assert json.loads(run_python(code, OMP_WAIT_POLICY=policy).stdout) == [seconds, seconds]
 
 
 # --------------------------------------------------------------------------
@@ -611,7 +398,7 @@ def test_threadpool_limits_limits_the_team(threadpoolctl):
     rng = np.random.default_rng(5)
     a = rng.integers(0, 2**32, 1 << 21, dtype=np.uint32)  # 8 MiB: the threaded loop
     b = rng.integers(0, 2**32, 1 << 21, dtype=np.uint32)
-    with fastbits.config_context(num_threads=2, parallel_threshold=1 << 20):
+    with fastbits.config_context(num_threads=2, grain_cached=1 << 20):
         old = fastbits.get_num_threads()
         assert old == (2 if _threaded(_runtime) else 1)
         with threadpoolctl.threadpool_limits(1):
@@ -631,20 +418,6 @@ def test_threadpool_limits_limits_the_team(threadpoolctl):
 # the default thread count: FASTBITS_NUM_THREADS, OMP_NUM_THREADS, CPUs
 
 
-def _python(code, **env):
-    """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
-    tree would shadow the installed package), with the OpenMP and thread variables only as given."""
-    environment = {k: v for k, v in os.environ.items()
-                   if k not in ("FASTBITS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_DYNAMIC")}
-    environment.update(env)
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=environment, capture_output=True, text=True,
-        cwd=tempfile.gettempdir(),
-    )
-    assert done.returncode == 0, done.stderr
-    return done
-
-
 THREADS_CODE = (
     "import fastbits, fastbits._cpus as c\n"
     "print(c.default_num_threads(), c.available_cpus(), fastbits.get_num_threads(),"
@@ -653,7 +426,7 @@ THREADS_CODE = (
 
 
 def _default_threads(**env):
-    done = _python(THREADS_CODE, **env)
+    done = run_python(THREADS_CODE, **env)
     default, cpus, used, threaded = map(int, done.stdout.split())
     return default, cpus, (used, bool(threaded)), done.stderr
 
@@ -823,7 +596,7 @@ def test_no_cache_size_falls_back(tmp_path, entries, monkeypatch):
 def test_stream_threshold_default_is_the_machines_cache(config):
     """In a fresh process (where no test has changed it) the setting is the cache size."""
     code = "import fastbits, fastbits._cpus as c\nprint(fastbits.get_config()['stream_threshold'], c.default_stream_threshold())"
-    got, expected = map(int, _python(code).stdout.split())
+    got, expected = map(int, run_python(code).stdout.split())
     assert got == expected == (_cpus.last_level_cache_bytes() or 8 << 20)
 
 

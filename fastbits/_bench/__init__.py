@@ -19,7 +19,7 @@ reference evaluator, in one process:
   when that is more than one, also at one thread (``fastbits-c-1t``), the fair
   match for numpy and ``ort-1t``;
 * the ceilings are measured in the same run: the streaming ceiling, the
-  kernels' own traffic out of cache (``fastbits._engine.stream_probe``:
+  kernels' own traffic out of cache (``fastbits.bitwise_xor`` of uint8:
   ``out = a ^ b`` with streaming stores, two streams read and one written,
   on one thread and on fastbits' threads; without the compiled module a
   3-stream ``np.add`` stands in, and the header says so), and the
@@ -181,8 +181,6 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         "implementations": [{"name": i.name, "description": i.description, "available": i.available,
                              "reason": i.reason, "threads": i.threads} for i in impls],
         "cases": results,
-        # what the thread tuner chose by the end (adaptive_threads): per class of call
-        "thread_choices": fastbits.runtime_info()["thread_choices"],
     }
     for line in table_lines(report):
         print(line)

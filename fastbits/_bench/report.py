@@ -109,8 +109,8 @@ def ceiling_lines(ceiling: dict[str, Any], mode: str) -> list[str]:
     par = (f", {ceiling['gbps_threads']:.1f} GB/s on {ceiling['threads']} threads"
            if ceiling["threads"] > 1 else "")
     size = f"3 x {ceiling['array_bytes'] / (1 << 20):.0f} MiB"
-    if ceiling.get("probe", "np.add") == "stream_probe":
-        how = f"streaming stores out of cache (fastbits._engine.stream_probe: out = a ^ b, {size})"
+    if ceiling.get("probe", "np.add") == "fastbits.bitwise_xor":
+        how = f"streaming stores out of cache (fastbits.bitwise_xor of uint8: out = a ^ b, {size})"
     else:
         how = f"np.add 3-stream, {size} float64"
     lines = [f"memory-bandwidth ceilings, measured now: {how}: {ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{par}"

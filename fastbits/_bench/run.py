@@ -39,29 +39,6 @@ def differs(result: Any, expected: np.ndarray) -> str | None:
     return None
 
 
-_COUNTS = ("calls_alone", "calls_team", "probes", "switches")
-
-
-def _choices() -> dict[tuple, dict[str, Any]]:
-    """The thread tuner's classes now (``runtime_info()["thread_choices"]``), by class."""
-    return {(c["signature"], c["work_from"], c["kind"], c["num_threads"]): c
-            for c in fastbits.runtime_info()["thread_choices"]}
-
-
-def tuner_changes(before: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The classes that had calls since ``before`` (a :func:`_choices`): each with its choice now
-    and the calls, probes and switches since."""
-    changed = []
-    for key, now in _choices().items():
-        old = before.get(key)
-        if old is not None and any(now[k] < old[k] for k in _COUNTS):
-            old = None    # the class lost its place in the tuner's table since, and came back
-        delta = {k: now[k] - (old[k] if old else 0) for k in _COUNTS}
-        if delta["calls_alone"] or delta["calls_team"]:
-            changed.append({**now, **delta})
-    return changed
-
-
 def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator,
              ceiling_threads: int | None = None) -> dict[str, Any]:
     """Build the case's arrays, check and time every implementation: the case's record of the report.
@@ -107,7 +84,6 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
         fns[impl.name] = fn
     del expected
     streaming = None
-    choices = _choices()
     if fns and ceiling_threads is not None and nbytes >= OUT_OF_CACHE_BYTES:
         inputs = read_streams(case, arrays)
         own = probe_operands(case, arrays)
@@ -136,12 +112,8 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
         res["ratio_to_fastbits_paired"] = (statistics.median(x / y for x, y in zip(res["samples_s"], fb_samples))
                                            if fb_samples and all(y > 0 for y in fb_samples) else None)
         res["gbps"] = nbytes / t / 1e9 if nbytes and t > 0 else None
-    tuned = tuner_changes(choices)
     return {
         "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
         "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
         "note": case.note, **({"streaming_ceiling": streaming} if streaming else {}),
-        # the thread tuner's classes that had calls while the case was timed, with the calls,
-        # probes and switches of that time (adaptive_threads; the fastbits-c implementations')
-        "thread_choices": tuned,
     }

@@ -164,7 +164,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     ``threads`` threads (``gbps_1_thread``, ``gbps_threads``), and the cache-resident copy (``cache``).
 
     The streaming ceiling is the kernels' own traffic, two streams read and one written with
-    streaming stores, on fastbits' thread team (``fastbits._engine.stream_probe``); without the
+    streaming stores, on fastbits' thread team (``fastbits.bitwise_xor`` of uint8, see
+    :func:`xor_probe`); without the
     compiled module, a 3-stream ``np.add`` on Python threads stands in (``fallback`` says so).
     This one is measured once, at the start; each case that moves at least
     :data:`OUT_OF_CACHE_BYTES` also times the probe interleaved with its own samples
@@ -174,8 +175,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
         t1, tT = _ceiling_samples(probes[PROBE_1], probes.get(PROBE_ALL), mode.ceiling_reps)
     gigabytes = info["streams"] * info["array_bytes"] / 1e9
     result = info | {"gbps_1_thread": gigabytes / t1, "gbps_threads": gigabytes / (tT or t1)}
-    if info["probe"] != "stream_probe":
-        result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled stream_probe, "
+    if info["probe"] != PROBE:
+        result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled kernels, "
                               "np.add over three float64 arrays instead (no streaming stores)")
     result["cache"] = cache_ceiling(mode)
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
@@ -205,6 +206,15 @@ def _ceiling_samples(one: Callable[[], Any], parallel: Callable[[], Any] | None,
 
 #: The names under which the streaming ceiling's calls are timed beside a case's implementations.
 PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
+#: What the compiled streaming ceiling runs.
+PROBE = "fastbits.bitwise_xor"
+
+
+def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray, threads: int) -> None:
+    """``out = a ^ b`` over flat uint8 arrays through fastbits' public loop, the result streamed
+    around the cache, on ``threads`` threads (one share each, whatever the size)."""
+    with fastbits.config_context(num_threads=threads, stream_threshold=0, grain_streamed=1):
+        fastbits.bitwise_xor(a, b, out=out)
 
 
 @contextmanager
@@ -218,7 +228,7 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     ``arrays``: "the case's" or "fresh").
 
     With the compiled module (``compiled`` None: when it is the backend) the calls are
-    ``fastbits._engine.stream_probe(out, a, b)``, the kernels' own loop with streaming stores on
+    :func:`xor_probe`, the kernels' own loop with streaming stores on
     fastbits' thread team (one input: ``b`` is ``a``, read once from memory), over ``own``
     (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size: the ceiling then moves
     the very memory the case does) or fresh arrays; without it ``np.add`` over fresh float64
@@ -235,20 +245,18 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     reads = "a, b" if inputs == 2 else "a (b is a)"
     pool = None
     if compiled:
-        from fastbits import _engine
-
         if own:
             out, a, b = own
         else:
             a = np.full(nbytes, 0x5A, np.uint8)
             b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
             out = np.zeros(nbytes, np.uint8)
-        probes = {PROBE_1: lambda: _engine.stream_probe(out, a, b, 1)}
+        probes = {PROBE_1: lambda: xor_probe(out, a, b, 1)}
         if threads > 1:
-            probes[PROBE_ALL] = lambda: _engine.stream_probe(out, a, b, threads)
-        info |= {"method": "fastbits._engine.stream_probe(out, a, b): out = a ^ b bytewise with streaming "
-                           f"stores on fastbits' thread team, bytes = {inputs + 1} arrays (reads {reads}; writes out)",
-                 "probe": "stream_probe"}
+            probes[PROBE_ALL] = lambda: xor_probe(out, a, b, threads)
+        info |= {"method": f"{PROBE}(a, b, out=out) of uint8: out = a ^ b with streaming stores on fastbits' "
+                           f"thread team, bytes = {inputs + 1} arrays (reads {reads}; writes out)",
+                 "probe": PROBE}
     else:
         n = nbytes // 8
         a, c = np.full(n, 1.0), np.zeros(n)

@@ -275,10 +275,8 @@ static FB_ALWAYS_INLINE void fused_lines(int op, int kind, char *o, const char *
 }
 
 #define DEFINE_FUSED_BYTES(NAME, OP)                                                              \
-    /* not inlined: the kernels and fb_stream_probe run this very code.  Cloned: the AVX2      \
-       clone's VEX loads fold into the op (vpand x, [mem]), one instruction fewer a vector than \
-       SSE2's movdqu + pand, and streams 6-10 % faster (16M int32 AND out=: 24.5 -> 25.9 GB/s \
-       on two threads, 19.2 -> 21.2 on one, 6 alternating runs of each build) */            \
+    /* Cloned: the AVX2 clone's VEX loads fold into the op (vpand x, [mem]), one instruction   \
+       fewer a vector than SSE2's movdqu + pand. */                                              \
     FB_NOINLINE FB_CLONES static void NAME##_stream_bytes(char *o, const char *a, const char *b,  \
                                                           fb_ssize nbytes, int kind) {            \
         if (kind == 0) fused_lines(OP, 0, o, a, b, nbytes);                                       \
@@ -556,11 +554,6 @@ static int width_index(int width) {
 
 int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY; }
 
-int fb_op_supported(int op, int width) {
-    if (op == FB_OP_COPY) return width > 0;
-    return op >= 0 && op < FB_OP_COPY && width_index(width) >= 0;
-}
-
 static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {
     fb_ssize done;
@@ -590,18 +583,4 @@ void fb_rows(const fb_kernel *k, fb_ssize count, char *o, fb_ssize o_step, const
              fb_ssize sb) {
     fb_ssize r;
     for (r = 0; r < count; r++) one_row(k, o + r * o_step, a + r * a_step, b + r * b_step, n, so, sa, sb);
-}
-
-void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes) {
-#if FB_STREAM
-    fb_ssize i = HEAD_ELEMS(uint8_t, o, nbytes), body;
-    xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, i);
-    body = (nbytes - i) & ~(fb_ssize)63;
-    xor_stream_bytes(o + i, a + i, b + i, body, 0);
-    i += body;
-    xor8_vv((uint8_t *)(o + i), (const uint8_t *)(a + i), (const uint8_t *)(b + i), nbytes - i);
-    fb_stream_fence();
-#else
-    xor8_vv((uint8_t *)o, (const uint8_t *)a, (const uint8_t *)b, nbytes);
-#endif
 }

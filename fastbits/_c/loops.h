@@ -20,8 +20,6 @@ typedef enum {
     FB_OP_COPY = 7 /* a, byte-swapped or masked as BitCast's copy needs (unary) */
 } fb_op;
 
-#define FB_NUM_OPS 8
-
 /* What one row computes. */
 typedef struct {
     int op;     /* an fb_op */
@@ -38,9 +36,6 @@ typedef struct {
 /* 1 for the ops that read one input. */
 int fb_op_unary(int op);
 
-/* 1 when ``op`` has loops for elements of ``width`` bytes. */
-int fb_op_supported(int op, int width);
-
 /* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
             fb_ssize so, fb_ssize sa, fb_ssize sb);
@@ -50,11 +45,5 @@ void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize 
 void fb_rows(const fb_kernel *k, fb_ssize count, char *o, fb_ssize o_step, const char *a,
              fb_ssize a_step, const char *b, fb_ssize b_step, fb_ssize n, fb_ssize so, fb_ssize sa,
              fb_ssize sb);
-
-/* The machine's limit for the loops' traffic, for the benchmark suite to compare them with:
-   o = a ^ b over ``nbytes`` bytes (two streams read, one written) by the kernels' own fused
-   streaming loop (the same function, not a copy of it), and nothing else: no planning, no
-   pieces, no checks. */
-void fb_stream_probe(char *o, const char *a, const char *b, fb_ssize nbytes);
 
 #endif /* FASTBITS_LOOPS_H */

@@ -51,6 +51,15 @@ typedef ptrdiff_t fb_ssize;
 #define FB_THREADS 0
 #endif
 
+/* A variable of which each thread has its own copy. */
+#if defined(_MSC_VER)
+#define FB_THREAD_LOCAL __declspec(thread)
+#elif defined(__GNUC__) || defined(__clang__)
+#define FB_THREAD_LOCAL __thread
+#else
+#define FB_THREAD_LOCAL _Thread_local
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FB_ALWAYS_INLINE inline __attribute__((always_inline))
 #define FB_NOINLINE __attribute__((noinline))

@@ -1,64 +1,40 @@
-/* The thread team: fastbits' own small pool of helper threads, and the thread limit it obeys.
+/* The thread team: fastbits' own small pool of helper threads.
 
-   A parallel call is cut into pieces, in one share per thread; threads claim pieces with atomic
-   counters, each its own share first (so that a piece, and its data, goes to the same thread
-   call after call), then what is left of the others'.  The calling thread starts on the pieces
-   at once and never waits for a helper that has not started: a helper joins only while the call
-   is open, and the caller waits only for the helpers that joined (each finishing the piece in
-   its hands).  A helper slow to wake, or kept off its core
-   by other work, costs nothing, where a fork-join barrier (OpenMP's) would wait a whole
-   scheduler tick for it.  One call uses the team at a time; a call made while the team is busy
-   (from another Python thread) runs on its caller's thread alone.  After fork() the child has
-   no helpers and makes new ones when it needs them. */
+   A parallel call is cut into ``nshares`` contiguous shares, one per thread: the caller runs
+   share 0 and helper s runs share s.  Only the helpers a call uses are woken.  The caller never
+   waits for a helper that has not started: once its own share is done it runs every share that
+   no helper has claimed yet, and then waits only for the shares in progress.  So a helper slow
+   to wake, or kept off its core by other work, costs at most its share's time, never a
+   scheduler tick.  One call uses the team at a time; a call made while the team is busy (from
+   another Python thread) runs on its caller alone.  After fork() the child has no helpers and
+   starts new ones when it needs them. */
 #ifndef FASTBITS_TEAM_H
 #define FASTBITS_TEAM_H
 
-#include "platform.h"
+#include "config.h"
 
-#define FB_MAX_THREADS 256 /* threads one call may use: the caller and 255 helpers */
+/* Runs share ``share`` (of the call's ``nshares``) on the thread in team slot ``slot`` (0: the
+   caller); a share's scratch memory may be keyed by the slot. */
+typedef void (*fb_share_fn)(void *ctx, int share, int slot);
 
-/* Runs piece ``piece`` of a call on the thread in team slot ``slot`` (0: the caller). */
-typedef void (*fb_piece_fn)(void *ctx, fb_ssize piece, int slot);
+/* Run shares [0, nshares) of fn on the caller and helpers 1..nshares-1; return when all are
+   done.  Helpers are started on first use.  nshares <= 1 runs share 0 on the caller. */
+void fb_team_run(fb_share_fn fn, void *ctx, int nshares);
 
-/* Run pieces [0, npieces) of fn on the calling thread and up to ``helpers`` helpers; return when
-   every piece is done.  Helpers are started on first use.
+/* The ``nshares`` of the last fb_team_run on the calling thread (0 before the first): what the
+   grain rule chose for it, even where a busy team made it run on its caller alone. */
+int fb_team_last_shares(void);
 
-   ``quick``: the call is short (some 100 µs on one thread, or less), shorter than a sleeping
-   helper's wake-up is worth: waking one costs the caller a system call and, on a virtual
-   machine, tens of microseconds, and the helper seldom joins in time (measured after 3 ms
-   idle: a 64K int32 AND 39 µs alone, 70 µs waking a helper that ran 1 piece in 100 calls).
-   Such a call uses helpers that are watching (see fb_team_set_spin); it wakes sleeping ones
-   only when the previous call came within the spin time (a stream of calls has begun, which
-   the woken helper will watch for), and otherwise runs on its caller alone. */
-void fb_team_run(fb_piece_fn fn, void *ctx, fb_ssize npieces, int helpers, int quick);
+/* Whether a call of ``work`` bytes of cache-resident elementwise work runs on one thread by the
+   grain rule; if so, it counts as the calling thread's last call, for fb_team_last_shares.  The
+   entry points' one-row path for small calls asks, so that it follows the rule too. */
+int fb_team_inline(fb_ssize work);
 
-/* A call that could have used the team ran on its caller alone (the thread tuner chose so): it
-   counts for the quick rule as a call made now, so that when the next call uses the team, a
-   stream of calls has begun and the helpers are woken for it. */
-void fb_team_note_call(void);
-
-/* The thread limit: how many threads (the caller included) a call may use, at least 1.  It is
-   what fastbits.set_num_threads sets and threadpoolctl reads and limits. */
-int fb_threads_get(void);
-void fb_threads_set(int n);
-
-/* The same, under names threadpoolctl looks up in the loaded extension (ctypes). */
-FB_EXPORT int fastbits_get_num_threads(void);
-FB_EXPORT void fastbits_set_num_threads(int n);
-
-/* How long a helper that finished a call watches for the next one before it sleeps, and how
-   many helpers may do so (helpers 1..helpers; the runtime passes the CPUs the process may use,
-   less the caller's, so that watching never takes a core from the caller).  A helper that
-   watches answers the next call at once; one asleep is woken by the kernel, which on a virtual
-   machine took 15-90 µs (measured: 1M int8 AND after a numpy call, 43 µs on two threads when
-   the helper slept, 29 µs when it watched, 55 µs on one thread).  For its first
-   FB_TEAM_PAUSE_NS a helper spins; after that it yields its CPU between looks (sched_yield), so
-   that any other thread that wants the core gets it.  A new time applies at once, also to
-   helpers watching now.  The runtime sets it from the spin_time setting; OMP_WAIT_POLICY=passive
-   makes its default 0. */
-#define FB_TEAM_SPIN_NS 1000000L
-#define FB_TEAM_PAUSE_NS 50000L
-void fb_team_set_spin(long nanoseconds, int helpers);
+/* How long a helper that finished a share watches for the next call before it sleeps (it
+   yields its CPU between looks).  A helper that watches answers the next call at once; one
+   asleep is woken by the kernel, tens of microseconds later.  Only the helpers the last call
+   used watch.  A new time applies at once, also to helpers watching now. */
+void fb_team_set_spin(long nanoseconds);
 long fb_team_get_spin(void);
 
 /* 1 when the build has the team (POSIX threads, not FB_NO_THREADS). */
@@ -66,10 +42,9 @@ int fb_team_available(void);
 
 /* What the team did since the process started. */
 typedef struct {
-    int started;               /* helper threads started */
-    fb_ssize helper_pieces;    /* pieces of work they ran */
-    fb_ssize calls_watched;    /* calls a helper they allowed saw while watching for them */
-    fb_ssize calls_woken;      /* calls a helper they allowed was woken from sleep for */
+    int started;             /* helper threads started */
+    fb_ssize parallel_calls; /* calls shared with helpers */
+    fb_ssize helper_shares;  /* shares the helpers ran (the caller ran the others) */
 } fb_team_stats_t;
 void fb_team_stats(fb_team_stats_t *stats);
 
