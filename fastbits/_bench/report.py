@@ -86,8 +86,9 @@ def fmt_ratio(x: float | None) -> str:
     return "-" if x is None else (f"{x:.3g}x" if x < 100 else f"{x:.0f}x")
 
 
-def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None) -> list[str]:
-    """The machine, the versions, the threads, the mode and the bandwidth ceiling."""
+def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None, verbose: bool = False) -> list[str]:
+    """The machine, the versions, the threads, the mode and the ceilings (with how they are
+    measured and applied, under ``verbose``)."""
     m, v = meta["machine"], meta["versions"]
     lines = [
         f"machine: {m['cpu']}, {m['cores']} cores ({m['usable_cores']} usable), {m['arch']} {m['system']}",
@@ -100,13 +101,13 @@ def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None) -> list[s
         + "".join(f"; {k}={v}" for k, v in meta["environment"].items()),
     ]
     if ceiling:
-        lines += ceiling_lines(ceiling, meta["mode"])
+        lines += ceiling_lines(ceiling, meta["mode"], verbose)
     return lines
 
 
-def ceiling_lines(ceiling: dict[str, Any], mode: str) -> list[str]:
-    """The ceilings measured in this run, and which rows are measured against which."""
-    par = (f", {ceiling['gbps_threads']:.1f} GB/s on {ceiling['threads']} threads"
+def ceiling_lines(ceiling: dict[str, Any], mode: str, verbose: bool = False) -> list[str]:
+    """The ceilings measured in this run, and (``verbose``) which rows are measured against which."""
+    par = (f", {ceiling['gbps_threads']:.1f} on {ceiling['threads']} threads"
            if ceiling["threads"] > 1 else "")
     size = f"3 x {ceiling['array_bytes'] / (1 << 20):.0f} MiB"
     if ceiling.get("probe", "np.add") == "fastbits.bitwise_xor":
@@ -119,9 +120,10 @@ def ceiling_lines(ceiling: dict[str, Any], mode: str) -> list[str]:
         lines.append(f"  fallback: {ceiling['fallback']}")
     cache = ceiling.get("cache")
     if cache:
-        lines.append(f"  cache-resident copy (np.copyto, 2 x {cache['array_bytes'] >> 10} KiB warm in L2, 1 thread): "
-                     f"{cache['gbps']:.1f} GB/s")
-    if ceiling.get("rule"):
+        cpar = f", {cache['gbps_threads']:.1f} on {cache['threads']} threads" if cache["threads"] > 1 else ""
+        lines.append(f"  cache-resident ({cache['array_bytes'] >> 10} KiB arrays a thread, warm in L2): "
+                     f"{cache['gbps_1_thread']:.1f} GB/s on 1 thread{cpar}")
+    if verbose and ceiling.get("rule"):
         lines.append(f"  % of ceiling: {ceiling['rule']}")
     return lines
 
@@ -131,7 +133,7 @@ def _against(case: dict[str, Any], ceiling: dict[str, Any] | None) -> str:
     if not ceiling or not case.get("ceiling"):
         return ""
     if case["ceiling"] == "cache":
-        return f"; against the cache copy, {ceiling['cache']['gbps']:.1f} GB/s"
+        return "; against the cache ceiling"
     own = case.get("streaming_ceiling")
     streaming = own or ceiling
     par = f", {streaming['gbps_threads']:.1f} GB/s on {streaming['threads']} threads" if streaming["threads"] > 1 else ""
@@ -145,8 +147,18 @@ def fmt_percent(x: float | None) -> str:
     return f"{x:.2g}%" if x < 1 else f"{x:.1f}%" if x < 10 else f"{x:.0f}%"
 
 
-def table_lines(report: dict[str, Any]) -> list[str]:
-    """The per-case detail, then the summary of speed-ups against numpy."""
+#: A row that reads more than this percentage of its ceiling shows a ceiling that is not one there.
+OVER_CEILING = 110
+
+
+def table_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The per-case detail (``verbose``), then the summary table."""
+    lines = detail_lines(report) if verbose else []
+    return lines + summary_lines(report)
+
+
+def detail_lines(report: dict[str, Any]) -> list[str]:
+    """Every implementation's figures, case by case."""
     impls = [i["name"] for i in report["implementations"]]
     fb = report["fastbits"]
     lines = []
@@ -174,51 +186,44 @@ def table_lines(report: dict[str, Any]) -> list[str]:
                 f"{fmt_percent(r.get('percent_of_ceiling')):>7}"
                 + (f"  ({r['note']})" if r.get("note") else ""))
         lines.append("")
-    lines += summary_lines(report)
     return lines
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    """A markdown table: numpy's median, each implementation's speed-up over numpy, fastbits' GB/s
-    and its percentage of the case's ceiling."""
-    others = [i["name"] for i in report["implementations"] if i["name"] != "numpy"]
+    """One table, a row a case: numpy's median time, fastbits' and onnxruntime's speed-ups over
+    numpy, and fastbits' percentage of the case's ceiling where one applies; then the rows
+    whose results were wrong, and any row over its ceiling."""
     fb = report["fastbits"]
-    ceiling = report.get("ceiling")
-    rate_cols = [n for n in (fb, "fastbits-c-1t") if n in others or n == fb]
-    cols = (["case", "numpy"] + [f"{n} ×" for n in others] + [f"{n} GB/s" for n in rate_cols]
-            + [f"{n} % of ceiling" for n in rate_cols])
-    rows = []
+    names = {i["name"] for i in report["implementations"] if i["available"]}
+    others = [n for n in ("ort",) if n in names]
+    cols = ["case", "numpy", f"{fb} x"] + [f"{n} x" for n in others] + [f"{fb} % ceil"]
+    rows, over, notes = [], [], []
     for case in report["cases"]:
         res = case["results"]
-        row = [case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
-        for name in others:
+        row = [f"[{case['group']}] {case['name']}", fmt_time(res.get("numpy", {}).get("median_s"))]
+        for name in [fb, *others]:
             r = res.get(name, {})
-            st = r.get("status")
-            cell = fmt_ratio(r.get("speedup_vs_numpy")) if st == "ok" else (st or "-")
-            row.append(cell + ("*" if r.get("note") else ""))
-        for name in rate_cols:
-            g = res.get(name, {}).get("gbps")
-            row.append(f"{g:.1f}" if g else "-")
-        row += [fmt_percent(res.get(name, {}).get("percent_of_ceiling")) for name in rate_cols]
+            row.append(fmt_ratio(r.get("speedup_vs_numpy")) if r.get("status") == "ok" else r.get("status", "-"))
+            if r.get("status") in ("wrong", "error"):
+                notes.append(f"{name} {r['status']} in {case['name']}: {r.get('reason')}")
+        percent = res.get(fb, {}).get("percent_of_ceiling")
+        row.append(fmt_percent(percent))
+        if percent is not None and percent > OVER_CEILING:
+            over.append(f"{case['name']} ({fmt_percent(percent)} of the {res[fb]['ceiling']} ceiling)")
         rows.append(row)
     widths = [max(len(str(r[i])) for r in rows + [cols]) for i in range(len(cols))]
 
     def fmt(r):
-        cells = [f"{str(c):<{w}}" if i == 0 else f"{str(c):>{w}}" for i, (c, w) in enumerate(zip(r, widths))]
-        return "| " + " | ".join(cells) + " |"
+        return "  ".join(f"{str(c):<{w}}" if i == 0 else f"{str(c):>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
 
-    lines = ["Summary: numpy's median time per call; for the others numpy time / their time "
-             "(>1: faster than numpy); absent, n/a, wrong and * (a note) are explained above."]
-    if ceiling:
-        lines[0] += (f" Streaming ceiling: {ceiling['gbps_1_thread']:.1f} GB/s (1 thread), "
-                     f"{ceiling['gbps_threads']:.1f} GB/s ({ceiling['threads']} threads)"
-                     + (f"; cache copy: {ceiling['cache']['gbps']:.1f} GB/s" if ceiling.get("cache") else "")
-                     + f"; % of ceiling: of the streaming one from {ceiling.get('out_of_cache_bytes', 0) >> 20} MiB "
-                     "moved (timed with the case, over its own arrays where they are contiguous), at the "
-                     "implementation's threads, "
-                     "else of the cache copy.")
-    lines += ["", fmt(cols), "|" + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"]
-    lines += [fmt(r) for r in rows]
+    lines = [fmt(cols)] + [fmt(r) for r in rows]
+    lines.append(f"x: numpy's time over the implementation's (above 1: faster than numpy); % ceil: of the "
+                 f"cache or streaming ceiling at fastbits' threads, for cases moving "
+                 f"{report.get('ceiling', {}).get('ceiling_min_bytes', 0) >> 10} KiB or more (--verbose: all "
+                 "implementations, spreads and the rule)")
+    if over:
+        lines.append(f"over {OVER_CEILING} % of the ceiling, so the ceiling is not one there: " + "; ".join(over))
+    lines += notes
     return lines
 
 

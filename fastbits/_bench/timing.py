@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 import fastbits
+from fastbits import _cpus
 
 # ---------------------------------------------------------------------------
 # Modes
@@ -154,9 +155,12 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
 # ---------------------------------------------------------------------------
 # Ceilings
 
-#: A case whose elements read and written come to at least this many bytes is out of cache:
-#: its rate is measured against the streaming ceiling, a smaller one's against the cache copy.
-OUT_OF_CACHE_BYTES = 8 << 20
+#: A case whose elements read and written come to at least this many bytes is out of cache (the
+#: last-level cache's size, as fastbits' own ``stream_threshold`` default): its rate is measured
+#: against the streaming ceiling, a smaller one's against the cache ceiling.
+OUT_OF_CACHE_BYTES = _cpus.default_stream_threshold()
+#: A case that moves fewer bytes is bound by its call's fixed costs, not by bandwidth: no ceiling.
+CEILING_MIN_BYTES = 256 << 10
 
 
 def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
@@ -178,15 +182,16 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     if info["probe"] != PROBE:
         result["fallback"] = (f"fastbits backend {fastbits.BACKEND}: no compiled kernels, "
                               "np.add over three float64 arrays instead (no streaming stores)")
-    result["cache"] = cache_ceiling(mode)
+    result["cache"] = cache_ceiling(mode, threads)
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
-    result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written) is measured "
-                      "against the streaming ceiling at the threads its implementation uses (1, or all: "
-                      "fastbits-c and ort), timed interleaved with the case, reading as many streams as the "
-                      "case (1 or 2) and writing one: the case's own arrays where they are contiguous and of "
-                      "its result's size, else fresh ones of its size (its bytes split evenly, each at most "
-                      "the ceiling's arrays); its percentage is the median over repetitions of its GB/s "
-                      "over the ceiling's in the same one; a smaller one against the cache-resident copy")
+    result["ceiling_min_bytes"] = CEILING_MIN_BYTES
+    result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written: more than the "
+                      "last-level cache) is measured against the streaming ceiling at the threads its "
+                      "implementation uses (1, or all: fastbits-c and ort), timed interleaved with the case over "
+                      "its own arrays where they are contiguous; one moving "
+                      f"{CEILING_MIN_BYTES >> 10} KiB to {OUT_OF_CACHE_BYTES >> 20} MiB against the cache "
+                      "ceiling at the same threads; a smaller one against none (its call's fixed costs, not "
+                      "bandwidth, bound it)")
     return result
 
 
@@ -310,23 +315,42 @@ def _l2_bytes() -> int | None:
     return None
 
 
-def cache_ceiling(mode: Mode) -> dict[str, Any]:
-    """GB/s (read + written) of ``np.copyto(dst, src)`` on warm arrays that fit in the L2 cache
-    together (a quarter of it each, 32..256 KiB; 64 KiB when its size is unknown), one thread."""
+def cache_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
+    """GB/s (read + written) of the kernels' own loop on warm arrays in the L2 cache, on one thread
+    and on ``threads`` (``gbps_1_thread``, ``gbps_threads``): ``fastbits.bitwise_xor`` of uint8
+    into ``out``, without streaming stores, each thread's share of the three arrays a quarter
+    of its L2 each (32..256 KiB; 64 KiB when the size is unknown).  Without the compiled module,
+    ``np.copyto`` on one thread stands in for both."""
     l2 = _l2_bytes()
-    nbytes = min(256 << 10, max(32 << 10, l2 // 4)) if l2 else 64 << 10
-    src = np.full(nbytes, 0x5A, np.uint8)
-    dst = np.zeros(nbytes, np.uint8)
-    calls = max(8, (8 << 20) // nbytes)    # a sample copies 8 MiB
+    share = min(256 << 10, max(32 << 10, l2 // 4)) if l2 else 64 << 10
+    calls = max(8, (8 << 20) // share)    # a sample moves some 8 MiB a thread
+    compiled = fastbits.BACKEND == "cython"
 
-    def batch():
-        for _ in range(calls):
-            np.copyto(dst, src)
+    def batch(t):
+        a = np.full(share * t, 0x5A, np.uint8)
+        b = np.full(share * t, 0xC3, np.uint8)
+        out = np.zeros(share * t, np.uint8)
+        if not compiled:
+            def run():
+                for _ in range(calls):
+                    np.copyto(out, a)
+            return run
 
-    per_batch, _ = _ceiling_samples(batch, None, max(mode.ceiling_reps, 5))
-    return {"method": "np.copyto(dst, src) of warm uint8 arrays in the L2 cache, 1 thread, "
-                      "bytes = 2 arrays (reads src, writes dst)",
-            "array_bytes": nbytes, "l2_bytes": l2, "gbps": 2 * nbytes * calls / per_batch / 1e9}
+        def run():
+            with fastbits.config_context(num_threads=t, stream_threshold=1 << 62, grain_cached=share):
+                for _ in range(calls):
+                    fastbits.bitwise_xor(a, b, out=out)
+        return run
+
+    streams = 3 if compiled else 2
+    threads = threads if compiled else 1
+    t1, tT = _ceiling_samples(batch(1), batch(threads) if threads > 1 else None, max(mode.ceiling_reps, 5))
+    method = (f"{PROBE}(a, b, out=out) of warm uint8 arrays in the L2 cache, {share >> 10} KiB each a thread, "
+              "no streaming stores, bytes = 3 arrays" if compiled else
+              "np.copyto(dst, src) of warm uint8 arrays in the L2 cache, 1 thread, bytes = 2 arrays")
+    return {"method": method, "array_bytes": share, "l2_bytes": l2, "threads": threads,
+            "gbps_1_thread": streams * share * calls / t1 / 1e9,
+            "gbps_threads": streams * share * threads * calls / (tT or t1) / 1e9}
 
 
 def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
@@ -339,7 +363,8 @@ def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of:
     over repetitions of its GB/s over the ceiling's in the same repetition (the GB/s columns are
     of the medians)."""
     nbytes = record["bytes"]
-    record["ceiling"] = None if not nbytes else "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache"
+    record["ceiling"] = (None if nbytes < CEILING_MIN_BYTES else
+                         "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache")
     own = record.get("streaming_ceiling")
     streaming = own or ceiling
     for name, res in record["results"].items():
@@ -347,7 +372,10 @@ def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of:
             continue
         probe_samples = None
         if record["ceiling"] == "cache":
-            gbps, label = ceiling["cache"]["gbps"], "cache copy, 1 thread"
+            cache = ceiling["cache"]
+            threads = 1 if threads_of.get(name, 1) == 1 else cache["threads"]
+            gbps = cache["gbps_1_thread"] if threads == 1 else cache["gbps_threads"]
+            label = f"cache, {threads} thread{'s' if threads > 1 else ''}"
         elif threads_of.get(name, 1) == 1:
             gbps, label = streaming["gbps_1_thread"], "streaming, 1 thread"
             probe_samples = own and own["samples_1_thread_s"]
