@@ -7,7 +7,8 @@ set to one thread here, so that the only parallelism is the two callers'.
 
     python benchmarks/bench_threads.py [--calls 40] [--repeat 7]
 
-Prints, per case, the median wall time of the calls run one after the other on one
+Run it after a change to how the kernels release the GIL or share the thread team between
+callers.  Prints, per case, the median wall time of the calls run one after the other on one
 Python thread, then split across two, and the ratio (2.0 = perfectly parallel).
 The two are sampled interleaved as the suite samples (``fastbits._bench.timing.interleave``):
 one of each per repetition, in a fresh random order.

@@ -1,9 +1,10 @@
-"""Two builds of fastbits, one harness: the kernels benchmark's cases, timed alike in each.
+"""Two builds of fastbits, one harness: the same calls, timed alike in each.
 
-``bench_kernels.py`` of an older checkout times with that checkout's own harness, so a
-difference between two checkouts' tables may come from the harnesses. This script times the
-same calls (``fastbits._ops_c.bitwise_and`` and ``bitcast``, the API every build has had) the
-same way in each build: every round runs each checkout in a fresh subprocess, in alternating
+Run it when a change may cost the small calls something (the entry points, the engine's
+planning, the runtime's per-call work): the suite's own figures come from each checkout's own
+harness, so a difference between two checkouts' tables may come from the harnesses. This
+script times the same calls (``fastbits._ops_c.bitwise_and`` and ``bitcast``, the API every
+build has had) the same way in each build: every round runs each checkout in a fresh subprocess, in alternating
 order, and each case there is the median of 15 samples of back-to-back calls (a batch of
 about 2 ms each, after one untimed call). It prints, per case, the median over the rounds of
 each build's time and the ratio new / old, with the ratio of every round.
@@ -31,11 +32,8 @@ BATCH_SECONDS = 2e-3
 
 
 def cases():
-    """(label, call) of the kernels benchmark's cases, on the arrays it uses.
-
-    A copy of ``bench_kernels.cases``' BitwiseAnd and BitCast rows: that module imports
-    ``fastbits._bench``, which an old checkout does not have, so it cannot be imported here.
-    """
+    """(label, call) of BitwiseAnd and BitCast calls from 16 elements to 64 MiB, in every layout
+    the engine plans, written against the API every build has had."""
     import numpy as np
     from fastbits import _ops_c as fb
 

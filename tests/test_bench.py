@@ -388,36 +388,6 @@ def test_read_streams():
 
 
 @pytest.mark.compiled
-def test_bench_kernels_ops(monkeypatch, capsys):
-    """benchmarks/bench_kernels.py --ops: each operator interleaved with AND, checked against numpy,
-    and the table of times relative to AND's (tiny cases, 2 repetitions: no timing asserted)."""
-    import importlib.util
-
-    import numpy as np
-
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "bench_kernels.py")
-    spec = importlib.util.spec_from_file_location("bench_kernels", path)
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_kernels", bench)   # its dataclass looks itself up there
-    spec.loader.exec_module(bench)
-    rng = np.random.default_rng(0)
-    m = rng.integers(-1000, 1000, (64, 64), dtype=np.int32)
-    b = rng.integers(-1000, 1000, (64, 64), dtype=np.int32)
-    strided = bench.in_range(b[:, 1::2])
-    assert strided.strides == b[:, 1::2].strides and np.array_equal(strided, b[:, 1::2] & 31)
-    rows = [bench.Row("64x64 int32", "-", {"a": m, "b": b}),
-            bench.Row("64x64 int32, out=", "-", {"a": m, "b": b, "out": np.empty_like(m)}),
-            bench.Row("(64,64)[:, ::2] & 0-d int32", "-", {"a": m[:, ::2], "b": np.array(b[0, 0])}),
-            bench.Row("bitcast view", "-", fast=lambda: fastbits.bitcast(m, "FLOAT"), slow=lambda: m.view(np.float32))]
-    monkeypatch.setattr(bench, "cases", lambda quick: iter(rows))
-    assert bench.main(["--repeat", "2", "--no-ort", "--ops", "or,xor,not,shl,shr"]) == 0
-    out = capsys.readouterr().out
-    assert "| case | and | or / and | xor / and | not / and | shl / and | shr / and |" in out
-    assert "| 64x64 int32, out= |" in out and "worst: " in out
-    with pytest.raises(SystemExit):
-        bench.main(["--ops", "nand"])
-
-
 def test_import_fastbits_does_not_import_the_bench():
     code = "import sys, fastbits; print('fastbits._bench' in sys.modules, 'matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -40,8 +40,7 @@ The default output is one table, a row a case; ``--verbose`` adds every
 implementation's figures (median, spread, GB/s) case by case.
 
 Nothing here is imported by ``import fastbits``; onnx, onnxruntime and
-matplotlib are imported only when the suite runs.  ``benchmarks/suite.py`` runs
-the full suite from a checkout.
+matplotlib are imported only when the suite runs.
 
 One concern a module: :mod:`.cases` (what is timed), :mod:`.timing`
 (interleaved samples, medians, the ceilings), :mod:`.impls` (the
