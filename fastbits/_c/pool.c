@@ -5,7 +5,7 @@
 
 #if defined(__linux__) || defined(__APPLE__)
 #include <sys/mman.h>
-#include <time.h>
+#include "clock.h"
 #include <pthread.h>
 #include <unistd.h>
 #endif
@@ -37,11 +37,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 int fb_pool_available(void) { return 1; }
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+static double now(void) { return 1e-9 * (double)fb_now_ns(); }
 
 static char *new_block(size_t cap) {
     void *base = NULL;

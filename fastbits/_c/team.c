@@ -17,7 +17,8 @@ int fb_team_inline(fb_ssize work) {
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <time.h>
+
+#include "clock.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
@@ -32,12 +33,6 @@ static long spin_ns;
 void fb_team_set_spin(long nanoseconds) { __atomic_store_n(&spin_ns, nanoseconds < 0 ? 0 : nanoseconds, __ATOMIC_RELAXED); }
 long fb_team_get_spin(void) { return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED); }
 int fb_team_available(void) { return 1; }
-
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 /* A helper's own wake-up signal, so that a call wakes only the helpers it uses. */
 typedef struct {
@@ -79,11 +74,11 @@ static void watch(unsigned long seen, int slot) {
     long long start;
     unsigned i = 0;
     if (fb_team_get_spin() <= 0 || slot >= __atomic_load_n(&team.nshares, __ATOMIC_RELAXED)) return;
-    start = now_ns();
+    start = fb_now_ns();
     while (__atomic_load_n(&team.call, __ATOMIC_ACQUIRE) == seen) {
         CPU_RELAX();
         if ((++i & 255) == 0) {
-            if (now_ns() - start > fb_team_get_spin()) return;
+            if (fb_now_ns() - start > fb_team_get_spin()) return;
             sched_yield();
         }
     }
@@ -177,10 +172,10 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
                     mine++;
                 }
             /* Wait for the shares in progress: watch for the spin time, then sleep. */
-            start = now_ns();
+            start = fb_now_ns();
             while (__atomic_load_n(&team.pending, __ATOMIC_ACQUIRE) > mine) {
                 CPU_RELAX();
-                if ((++i & 255) == 0 && now_ns() - start > fb_team_get_spin()) break;
+                if ((++i & 255) == 0 && fb_now_ns() - start > fb_team_get_spin()) break;
             }
             pthread_mutex_lock(&team.mu);
             __atomic_sub_fetch(&team.pending, mine, __ATOMIC_ACQ_REL);
