@@ -53,4 +53,6 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
+# The pages are one flat list, in the top bar: no left sidebar, so tables and the chart get the width.
+html_sidebars = {"**": []}
 html_static_path: list[str] = []

@@ -24,15 +24,9 @@ OUT = DOCS / "_generated"
 BENCH_JSON = DOCS / "bench.json"
 CATALOGUE = DOCS.parent / "tests" / "test_bad_inputs.py"
 
-#: Column titles of the implementations the bench compares, in the tables' order.
-COLUMNS = {
-    "fastbits-c": "fastbits",
-    "fastbits-c-1t": "fastbits, 1 thread",
-    "fastbits-py": "fastbits, pure Python",
-    "ort": "onnxruntime",
-    "ort-1t": "onnxruntime, 1 thread",
-    "onnx-ref": "onnx reference",
-}
+#: The implementations the tables show after fastbits, with their column titles; the JSON
+#: holds the others (the pure path, onnxruntime on one thread) and the chart draws them.
+OTHERS = {"fastbits-c-1t": "1 thread", "ort": "onnxruntime", "onnx-ref": "onnx ref."}
 
 
 def _cell(text: Any) -> str:
@@ -65,7 +59,8 @@ def performance_markdown(report: dict[str, Any]) -> str:
     meta, fb = report["meta"], report["fastbits"]
     machine, versions = meta["machine"], meta["versions"]
     available = {i["name"] for i in report["implementations"] if i["available"]}
-    shown = [name for name in COLUMNS if name in available]
+    shown = [fb] + [name for name in OTHERS if name in available]
+    titles = {fb: "fastbits", **OTHERS}
     command = "python -m fastbits bench" + (" --full" if meta["mode"] == "full" else "")
     lines = [
         f"Measured by `{command}` on **{machine['cpu']}**, {machine['cores']} cores "
@@ -99,7 +94,9 @@ def performance_markdown(report: dict[str, Any]) -> str:
                   f"its median speed-up is {fmt_ratio(median)}."
                   + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
                      if slower else ""), ""]
-    lines += ["![fastbits' speed-up over numpy per case, and the others'](bench.png)", ""]
+    # A width makes Sphinx link the image to its full size.
+    lines += ["```{image} /_generated/bench.png", ":alt: fastbits' speed-up over numpy per case, and the others'",
+              ":width: 100%", "```", ""]
 
     lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
               "numpy (numpy's time over its own: above 1x it is faster); \"wrong\" marks a result "
@@ -108,19 +105,22 @@ def performance_markdown(report: dict[str, Any]) -> str:
               "cases large enough to have one. The implementations:", ""]
     for impl in report["implementations"]:
         if impl["name"] in shown or impl["name"] == "numpy":
-            lines.append(f"* **{COLUMNS.get(impl['name'], impl['name'])}**: {impl['description']}")
+            description = impl["description"].removeprefix(f"{impl['name']}: ")
+            lines.append(f"* **{titles.get(impl['name'], impl['name'])}**: {description}")
+    lines += ["", "The JSON holds the others too (the pure path, onnxruntime on one thread), and the "
+              "chart's right panel draws them."]
     lines.append("")
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for case in cases:
         groups.setdefault(case["group"], []).append(case)
-    header = ["case", "numpy"] + [COLUMNS[name] for name in shown] + ["% of ceiling"]
+    header = ["case", "numpy"] + [titles[name] for name in shown] + ["% ceiling"]
     for group, members in groups.items():
         lines += [f"### {group}", ""]
         rows = []
         for case in members:
             res = case["results"]
-            rows.append([f"`{case['name']}`", fmt_time(res.get("numpy", {}).get("median_s"))]
+            rows.append([case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
                         + [_speedup(res.get(name)) for name in shown]
                         + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
         lines += _table(header, rows)
