@@ -1,6 +1,6 @@
 """Sphinx configuration of fastbits' documentation.
 
-Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (tox: ``tox -e docs``).
+Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (tox: ``./dev test -e docs``).
 The pages are Markdown (MyST); the API reference comes from the numpydoc docstrings.
 """
 
