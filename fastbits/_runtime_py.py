@@ -19,12 +19,19 @@ _settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpu
 
 
 def get_num_threads() -> int:
-    """Threads the kernels use: always 1 here, numpy's loops are single-threaded."""
+    """Threads a large call may use, the caller included.
+
+    Always 1 on the pure path (numpy's loops are single-threaded) and in builds without
+    threads; see :func:`fastbits.set_config` for how the compiled kernels use them.
+    """
     return 1
 
 
 def set_num_threads(n: int) -> None:
-    """Accepted for API parity with the compiled path; the pure path stays on one thread."""
+    """Set the threads a large call may use, the caller included (a positive int).
+
+    The pure path and builds without threads accept the value and stay on one thread.
+    """
     spec.check_num_threads(n)
 
 

@@ -1,22 +1,86 @@
-"""The examples in the README and in the docstrings run as shown."""
+"""The examples in the README, in the docs' pages and in the docstrings run as shown.
+
+Every ```python block of README.md and docs/**/*.md is a doctest, run on the installed
+package, the blocks of a page in order and sharing their names. A block that needs a module
+fastbits does not require says so on the line before it::
+
+    <!-- doctest: requires onnx -->
+
+and is skipped where that module does not import (the ``lowest`` tox env has no onnx).
+"""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import pathlib
+import re
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md"] + sorted(
+    p for p in DOCS.rglob("*.md") if not {"_build", "_generated"} & set(p.relative_to(DOCS).parts)
+)
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
+REQUIRES = re.compile(r"<!-- doctest: requires ([\w.]+(?:, *[\w.]+)*) -->")
 
 
-def test_readme_examples():
-    if not README.exists():
-        pytest.skip("README.md not beside the tests")
-    result = doctest.testfile(str(README), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 5
+def code_blocks(text: str) -> list[tuple[int, str, str, list[str]]]:
+    """(line number, language, code, modules required) of each fenced block of a page."""
+    blocks = []
+    for match in FENCE.finditer(text):
+        before = text[: match.start()].rstrip().rsplit("\n", 1)[-1]
+        required = REQUIRES.fullmatch(before.strip())
+        modules = [m.strip() for m in required.group(1).split(",")] if required else []
+        lineno = text.count("\n", 0, match.start(2))
+        blocks.append((lineno, match.group(1), match.group(2), modules))
+    return blocks
+
+
+def _missing(modules: list[str]) -> list[str]:
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_page_examples(page):
+    if not page.exists():
+        pytest.skip(f"{page.name} not beside the tests")
+    text = page.read_text(encoding="utf-8")
+    blocks = code_blocks(text)
+    python = [b for b in blocks if b[1] == "python"]
+    # Every example is in a python block, and every python block is an example.
+    assert sum(code.count("\n>>> ") + code.startswith(">>> ") for _, _, code, _ in python) == len(
+        re.findall(r"^>>> ", text, re.M)
+    ), f"{page.name}: a >>> example outside a ```python block"
+    for lineno, _, code, _ in python:
+        assert code.lstrip().startswith(">>>"), f"{page.name}:{lineno + 1}: a python block that is not a doctest"
+
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs = {"__name__": "__main__"}
+    skipped = []
+    for lineno, _, code, modules in python:
+        missing = _missing(modules)
+        if missing:
+            skipped.append(f"line {lineno + 1} needs {', '.join(missing)}")
+            continue
+        test = parser.get_doctest(code, globs, f"{page.name}:{lineno + 1}", str(page), lineno)
+        runner.run(test, clear_globs=False)
+        globs = test.globs  # DocTest runs on a copy: the next block sees this one's names
+    result = runner.summarize(verbose=False)
     assert result.failed == 0
+    if skipped and not result.attempted:
+        pytest.skip(f"{page.name}: every example needs a module that is absent ({'; '.join(skipped)})")
+    if page.name == "README.md":
+        assert result.attempted > 5
 
 
 @pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py"])

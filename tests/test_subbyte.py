@@ -3,8 +3,8 @@
 The bits of an element are the 4 or 2 bits of the value ml_dtypes reads from its byte.  BitCast
 keeps exactly those bits on both paths: a view where the target reads every byte as the value
 of those bits, a normalizing copy where it would not.  These tests find each byte's bits from
-ml_dtypes directly (not from ``spec.subbyte_bits``) and hold the README's table of which pairs
-view and which copy.
+ml_dtypes directly (not from ``spec.subbyte_bits``) and hold docs/bitcast.md's table of which
+pairs view and which copy.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from fastbits.spec import DataType
 
 from support import SUBBYTE_PAIRS, SUBBYTE_TYPES, bits, values_of
 
-#: The README's table: the pairs whose copy=False is a view; the others copy.
+#: The table of docs/bitcast.md: the pairs whose copy=False is a view; the others copy.
 VIEW_GROUPS = [
     {DataType.INT4, DataType.UINT4},
     {DataType.FLOAT4E2M1},
@@ -88,7 +88,7 @@ def test_subbyte_bits_refuses_other_types():
 @pytest.mark.parametrize("src, dst", SUBBYTE_PAIRS, ids=[f"{s.name}-{d.name}" for s, d in SUBBYTE_PAIRS])
 def test_every_byte_every_pair(ops, src, dst):
     """All 256 bytes of ``src`` to ``dst`` and back, view and copy: the value read is that of
-    the bits, a view exactly where the README says, a copy holds the bits alone."""
+    the bits, a view exactly where docs/bitcast.md says, a copy holds the bits alone."""
     x = ALL_BYTES.view(spec.numpy_dtype(src))
     x.flags.writeable = False
     expected_bits = _bits_of_every_byte(src)

@@ -1,0 +1,166 @@
+"""The parts of the docs that are data, rendered at build time so that they cannot go stale.
+
+* ``_generated/performance.md`` and ``_generated/bench.png``: the tables and the chart of the
+  benchmark run committed as ``docs/bench.json`` (``python -m fastbits bench --full --json
+  docs/bench.json``), with the machine it ran on; ``performance.md`` includes them.
+* ``_generated/bad_inputs.md``: the bad-input catalogue of ``tests/test_bad_inputs.py``, each
+  row run through fastbits for the error and the message it gets; ``errors.md`` includes it.
+
+A file is rewritten only when its content changes, so incremental builds stay incremental.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+from typing import Any
+
+from fastbits._bench.plot import save_chart
+from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time
+
+DOCS = pathlib.Path(__file__).resolve().parents[1]
+OUT = DOCS / "_generated"
+BENCH_JSON = DOCS / "bench.json"
+CATALOGUE = DOCS.parent / "tests" / "test_bad_inputs.py"
+
+#: The implementations the tables show after fastbits, with their column titles; the JSON
+#: holds the others (the pure path, onnxruntime on one thread) and the chart draws them.
+OTHERS = {"fastbits-c-1t": "1 thread", "ort": "onnxruntime", "onnx-ref": "onnx ref."}
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def _table(header: list[str], rows: list[list[Any]], right_from: int = 1) -> list[str]:
+    align = ["---" if i < right_from else "---:" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _speedup(result: dict[str, Any] | None) -> str:
+    if not result:
+        return "-"
+    if result.get("status") != "ok":
+        return result.get("status", "-")
+    return fmt_ratio(result.get("speedup_vs_numpy"))
+
+
+def _gbps(ceiling: dict[str, Any]) -> str:
+    more = (f", {ceiling['gbps_threads']:.1f} GB/s on {ceiling['threads']} threads"
+            if ceiling.get("threads", 1) > 1 else "")
+    return f"{ceiling['gbps_1_thread']:.1f} GB/s on 1 thread{more}"
+
+
+def performance_markdown(report: dict[str, Any]) -> str:
+    """The run's machine and ceilings, a summary, the chart and a table per group of cases."""
+    meta, fb = report["meta"], report["fastbits"]
+    machine, versions = meta["machine"], meta["versions"]
+    available = {i["name"] for i in report["implementations"] if i["available"]}
+    shown = [fb] + [name for name in OTHERS if name in available]
+    titles = {fb: "fastbits", **OTHERS}
+    command = "python -m fastbits bench" + (" --full" if meta["mode"] == "full" else "")
+    lines = [
+        f"Measured by `{command}` on **{machine['cpu']}**, {machine['cores']} cores "
+        f"({machine.get('usable_cores', machine['cores'])} usable), {machine['arch']} "
+        f"{machine['system']}; Python {meta['python']}, numpy {versions['numpy']}, ml_dtypes "
+        f"{versions['ml_dtypes']}, onnx {versions['onnx'] or 'absent'}, onnxruntime "
+        f"{versions['onnxruntime'] or 'absent'}; fastbits {versions['fastbits']} "
+        f"({meta['fastbits_backend']} path) on {meta['threads']['fastbits']} threads.",
+        "",
+    ]
+    if meta["mode"] != "full":
+        lines += [f"This is a `{meta['mode']}` run: its arrays are smaller than the full suite's.", ""]
+    ceiling = report.get("ceiling")
+    if ceiling:
+        lines += ["The ceilings, measured in the same run:", ""]
+        lines.append(f"* streaming, out of cache ({ceiling['method']}): {_gbps(ceiling)};")
+        if ceiling.get("cache"):
+            lines.append(f"* in cache ({ceiling['cache']['method']}): {_gbps(ceiling['cache'])}.")
+        if ceiling.get("rule"):
+            lines += ["", f"Each row's percentage of its ceiling: {ceiling['rule']}."]
+        lines.append("")
+
+    cases = report["cases"]
+    speedups = [(c["results"].get(fb, {}).get("speedup_vs_numpy"), c) for c in cases
+                if c["results"].get(fb, {}).get("status") == "ok"]
+    slower = sorted((s, c["name"]) for s, c in speedups if s is not None and s < 1)
+    values = sorted(s for s, _ in speedups if s is not None)
+    if values:
+        median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+        lines += [f"Of {len(cases)} cases, fastbits is faster than numpy in {len(values) - len(slower)}; "
+                  f"its median speed-up is {fmt_ratio(median)}."
+                  + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
+                     if slower else ""), ""]
+    # A width makes Sphinx link the image to its full size.
+    lines += ["```{image} /_generated/bench.png", ":alt: fastbits' speed-up over numpy per case, and the others'",
+              ":width: 100%", "```", ""]
+
+    lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
+              "numpy (numpy's time over its own: above 1x it is faster); \"wrong\" marks a result "
+              "that differs from numpy's (it is not timed), \"n/a\" a case the implementation has "
+              "no form of. The last column is fastbits' percentage of the case's ceiling, for the "
+              "cases large enough to have one. The implementations:", ""]
+    for impl in report["implementations"]:
+        if impl["name"] in shown or impl["name"] == "numpy":
+            description = impl["description"].removeprefix(f"{impl['name']}: ")
+            lines.append(f"* **{titles.get(impl['name'], impl['name'])}**: {description}")
+    lines += ["", "The JSON holds the others too (the pure path, onnxruntime on one thread), and the "
+              "chart's right panel draws them."]
+    lines.append("")
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for case in cases:
+        groups.setdefault(case["group"], []).append(case)
+    header = ["case", "numpy"] + [titles[name] for name in shown] + ["% ceiling"]
+    for group, members in groups.items():
+        lines += [f"### {group}", ""]
+        rows = []
+        for case in members:
+            res = case["results"]
+            rows.append([case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
+                        + [_speedup(res.get(name)) for name in shown]
+                        + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
+        lines += _table(header, rows)
+    return "\n".join(lines)
+
+
+def bad_inputs_markdown(path: pathlib.Path) -> str:
+    """Each row of the catalogue, run through fastbits: its name, the error and the message."""
+    import fastbits
+
+    loader = importlib.util.spec_from_file_location("catalogue", path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    rows = []
+    for name, call, error, _pattern in module.CATALOGUE:
+        try:
+            call(fastbits)
+        except error as exc:
+            base = next(b.__name__ for b in type(exc).__mro__ if b in (TypeError, ValueError))
+            rows.append([name, f"`{type(exc).__name__}` (a `{base}`)", str(exc).replace("\n", " ")])
+        else:
+            raise RuntimeError(f"{path.name}: {name!r} raised nothing")
+    return "\n".join(_table(["wrong input", "error", "message"], rows, right_from=3))
+
+
+def _write(path: pathlib.Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def generate(app: Any) -> None:
+    OUT.mkdir(exist_ok=True)
+    report = json.loads(BENCH_JSON.read_text(encoding="utf-8"))
+    _write(OUT / "performance.md", performance_markdown(report))
+    chart = OUT / "bench.png"
+    if not chart.exists() or chart.stat().st_mtime < BENCH_JSON.stat().st_mtime:
+        save_chart(report, str(chart))
+    _write(OUT / "bad_inputs.md", bad_inputs_markdown(CATALOGUE))
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("builder-inited", generate)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
