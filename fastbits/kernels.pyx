@@ -4,8 +4,9 @@
 Python code has :func:`fastbits.bitwise_and` and its siblings, which take any array, broadcast
 and use the thread team.  This module is for Cython code that already holds contiguous typed
 memoryviews and wants the same loops on its own thread: ``from fastbits.kernels cimport
-bitwise_and``.  Acquiring a memoryview costs about 95 ns, so the Python entry points do not go
-through these: they take raw pointers (see the README's design notes).
+bitwise_and``.  Acquiring a typed memoryview costs about as much as a whole small call of the
+Python entry points, so those do not go through these: they take raw pointers after C-level
+checks (docs/design.md).
 """
 
 from ._clib cimport FB_OP_AND, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel

@@ -79,9 +79,9 @@ def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
 def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
     name = "ort-1t" if threads == 1 else "ort"
     what = "1 intra-op thread" if threads == 1 else "its default intra-op threads"
-    # Spinning off: onnxruntime's default keeps a core busy for about 50 ms after each run
-    # (measured on the README's machine), which took a core from whatever the interleaved
-    # repetitions ran next, fastbits' second thread included.
+    # Spinning off: onnxruntime's default keeps a core busy for tens of milliseconds after each
+    # run, which takes a core from whatever the interleaved repetitions run next, fastbits'
+    # second thread included.
     description = (f"onnxruntime, CPU provider, {what}, spinning off: InferenceSession.run; "
                    "I/O binding into the preallocated output for out= cases")
     try:
