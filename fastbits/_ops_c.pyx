@@ -52,7 +52,9 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
-# Tables, built once at import from fastbits.spec
+# Tables, built from fastbits.spec: at import for numpy's own types, at the first call that
+# involves one of ml_dtypes' types for those (_add_ml_dtypes: importing fastbits does not
+# import ml_dtypes; an array of one of its types exists only once it is imported)
 
 cdef enum:
     NUM_BUILTIN = 32     # builtin dtype numbers covered by the integer table
@@ -78,6 +80,7 @@ cdef dict _TO_CACHE = {}   # resolved BitCast 'to' values (str, type, dtype) -> 
 cdef Py_ssize_t TO_CACHE_MAX = 256
 # Same-shape contiguous calls below this many output bytes take one row, with no planning.
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
+cdef bint ML_READY = False   # the tables hold ml_dtypes' types too
 
 
 cdef void _build_tables() except *:
@@ -94,45 +97,73 @@ cdef void _build_tables() except *:
         ITEMSIZE[i] = 0
         for j in range(NUM_CODES):
             BITCAST_ALLOWED[i][j] = 0
-    for c, info in spec.TYPES.items():
-        code = int(c)
-        BITS[code] = info.bits or 0
-        if info.dtype is not None and c != spec.DataType.STRING:
-            dt = info.dtype.newbyteorder("=")
-            _DESCRS[code] = dt
-            DESCR[code] = <PyObject*>dt
-            ITEMSIZE[code] = dt.itemsize
-    # Every dtype numpy or ml_dtypes knows that maps to an ONNX type (aliases such as 'l' and
-    # 'q' have different numbers but the same ONNX type).
+    for c in spec.DataType:
+        BITS[int(c)] = spec.bit_width(c) or 0
+        if c not in spec.ML_TYPES:
+            _add_descr(c)
+    # Every dtype numpy knows that maps to an ONNX type (aliases such as 'l' and 'q' have
+    # different numbers but the same ONNX type).
     candidates = [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"]
     # ('l'/'L' are in typecodes; np.long does not exist in numpy 1.24-1.26)
     candidates += [np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong)]
-    candidates += [info.dtype for info in spec.TYPES.values() if info.dtype is not None]
     for dt in candidates:
         c = spec.datatype_of(dt)
-        if c is None or dt.num >= NUM_DTYPES or dt.num < 0:
+        if c is None or dt.num >= NUM_BUILTIN or dt.num < 0:
             continue
         if c in spec.BITCAST_T1:
             BITCAST_CODE[dt.num] = int(c)
-        if dt.num < NUM_BUILTIN:
-            if c in spec.INTEGER_T:
-                INT_CODE[dt.num] = int(c)
-            if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
-                SWAP_UNIT[dt.num] = dt.itemsize
-            elif dt.kind == "c" and dt.itemsize in (8, 16):
-                SWAP_UNIT[dt.num] = dt.itemsize // 2
+        if c in spec.INTEGER_T:
+            INT_CODE[dt.num] = int(c)
+        if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
+            SWAP_UNIT[dt.num] = dt.itemsize
+        elif dt.kind == "c" and dt.itemsize in (8, 16):
+            SWAP_UNIT[dt.num] = dt.itemsize // 2
     for c in spec.INTEGER_T:
         SIGNED[int(c)] = spec.numpy_dtype(c).kind == "i"
         info = np.iinfo(spec.numpy_dtype(c))
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
+    _allow_bitcasts(False)
+
+
+cdef void _add_descr(object c) except *:
+    """The native dtype of ``c`` in DESCR and _DESCRS, its itemsize in ITEMSIZE."""
+    dt = spec.numpy_dtype(c)
+    if dt is None or c == spec.DataType.STRING:
+        return
+    dt = dt.newbyteorder("=")
+    _DESCRS[int(c)] = dt
+    DESCR[int(c)] = <PyObject*>dt
+    ITEMSIZE[int(c)] = dt.itemsize
+
+
+cdef void _allow_bitcasts(bint ml) except *:
+    """BITCAST_ALLOWED for the pairs spec.check_bitcast_to accepts: of two of numpy's own types
+    (``ml`` False) or with one of ml_dtypes' (``ml`` True; the installed ml_dtypes has both)."""
     for src in spec.BITCAST_T1:
         for dst in spec.DataType:
+            if (src in spec.ML_TYPES or dst in spec.ML_TYPES) != ml:
+                continue
+            if DESCR[int(src)] == NULL or DESCR[int(dst)] == NULL:
+                continue
             try:
-                spec.check_bitcast(spec.numpy_dtype(src), dst)
+                spec.check_bitcast_to(src, dst)
             except (ValueError, TypeError):
                 continue
             BITCAST_ALLOWED[int(src)][int(dst)] = 1
+
+
+cdef void _add_ml_dtypes() except *:
+    """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types)."""
+    global ML_READY
+    for c in spec.ML_TYPES:
+        _add_descr(c)
+        dt = spec.numpy_dtype(c)
+        if dt is not None and 0 <= dt.num < NUM_DTYPES and c in spec.BITCAST_T1:
+            BITCAST_CODE[dt.num] = int(c)
+    _allow_bitcasts(True)
+    _build_subbyte_tables()
+    ML_READY = True
 
 
 _build_tables()
@@ -637,8 +668,6 @@ cdef void _build_subbyte_tables() except *:
                 VIEW_COPIES[int(src)][int(dst)] = 1
 
 
-_build_subbyte_tables()
-
 
 cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
@@ -697,6 +726,8 @@ cdef object _bitcast_slow(object x, object to, object copy):
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
+    if not ML_READY and (s in spec.ML_TYPES or d in spec.ML_TYPES):
+        _add_ml_dtypes()
     if (type(to) is str or isinstance(to, (type, np.dtype))) and len(_TO_CACHE) < TO_CACHE_MAX:
         try:
             _TO_CACHE[to] = dst

@@ -56,9 +56,14 @@ _DataType = spec.DataType
 _TO_KINDS = (type, np.dtype)
 _TO_CACHE = {}        # unpack's resolved 'to' values (int, str, DataType, type, dtype) -> code
 cdef Py_ssize_t TO_CACHE_MAX = 256
+# The tables are built at the first call the spec's checks pass (every sub-byte type is one of
+# ml_dtypes', and importing fastbits does not import ml_dtypes); until then every call goes
+# through them.
+cdef bint READY = False
 
 
 cdef void _build_tables() except *:
+    global READY
     cdef int i
     for i in range(NUM_DTYPES):
         SUBBYTE_CODE[i] = -1
@@ -70,16 +75,14 @@ cdef void _build_tables() except *:
         i = int(code)
         dtype = spec.numpy_dtype(code)
         BITS[i] = spec.bit_width(code)
-        DESCR[i] = <PyObject*>dtype  # held by spec.TYPES
+        DESCR[i] = <PyObject*>dtype  # held by spec.numpy_dtype's cache
         if 0 <= dtype.num < NUM_DTYPES:
             SUBBYTE_CODE[dtype.num] = i
         table = spec.subbyte_bits(code)
         if not np.array_equal(table, np.arange(256) & ((1 << BITS[i]) - 1)):
             _MAPS[i] = table
             BYTE_MAP[i] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
-
-
-_build_tables()
+    READY = True
 
 
 cdef struct Job:
@@ -146,7 +149,7 @@ def pack(x, /):
     cdef int t, code = -1
     cdef cnp.npy_intp nbytes
     cdef Job job
-    if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
+    if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES:
             code = SUBBYTE_CODE[t]
@@ -155,6 +158,8 @@ def pack(x, /):
     else:
         x, c = spec.check_pack(x)
         code = int(c)
+        if not READY:
+            _build_tables()
         X = np.ascontiguousarray(x)  # a base-class array, C order
     job.n = cnp.PyArray_SIZE(X)
     job.bits = BITS[code]
@@ -221,6 +226,8 @@ def unpack(data, to, shape, /):
     if packed == NULL:
         array, c, shape = spec.check_unpack(data, to, shape)
         code = int(c)
+        if not READY:
+            _build_tables()
         if (type(to) is int or type(to) is str or type(to) is _DataType or isinstance(to, _TO_KINDS)) \
                 and len(_TO_CACHE) < TO_CACHE_MAX:
             try:

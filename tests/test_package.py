@@ -50,9 +50,51 @@ def test_pure_python_env_forces_pure_path():
     assert _run(code, FASTBITS_PURE_PYTHON="1") == "True"
 
 
-def test_import_does_not_import_onnx():
-    code = "import sys, fastbits; print(sorted(m for m in ('onnx', 'onnxruntime', 'hypothesis', 'pytest') if m in sys.modules))"
-    assert _run(code) == "[]"
+HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'hypothesis', 'pytest')
+
+
+@pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])
+def test_import_does_not_import_heavy_modules(pure):
+    """``import fastbits`` stays cheap: no ml_dtypes (most of a second), onnx or dask."""
+    code = f"import sys, fastbits; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    assert _run(code, FASTBITS_PURE_PYTHON=pure) == "[]"
+
+
+@pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])
+def test_ml_dtypes_is_imported_when_a_call_needs_it(pure):
+    """Calls on numpy's own types (errors that list ml_dtypes' types by name included) leave
+    ml_dtypes alone; the first call that needs one of its types imports it and works, on both
+    paths, and so do calls on arrays the user made with ml_dtypes imported first."""
+    code = """if True:
+        import sys
+        import numpy as np
+        import fastbits
+        x = np.arange(6, dtype=np.uint8)
+        fastbits.bitwise_and(x, x); fastbits.bitshift(x, 1, "LEFT"); fastbits.bitcast(x, "int8")
+        fastbits.bitcast(np.ones(2, np.float32), fastbits.DataType.INT32, copy=True)
+        for bad in ((x, "float128"), (x, "int64"), (np.zeros(2, np.longdouble), "int8")):
+            try:
+                fastbits.bitcast(*bad)
+            except fastbits.FastbitsError:
+                pass
+        print("ml_dtypes" in sys.modules)
+        print(fastbits.bitcast(x, "float8_e4m3fn").dtype.name, "ml_dtypes" in sys.modules)
+        print(fastbits.unpack(bytes([225, 7]), "int4", (3,)).tolist())
+        print(fastbits.pack(fastbits.unpack(bytes([225, 7]), 22, (3,))).tolist())
+    """
+    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == [
+        "False", "float8_e4m3fn True", "[1, -2, 7]", "[225, 7]"
+    ]
+    code = """if True:
+        import ml_dtypes
+        import numpy as np
+        import fastbits
+        x = np.array([1, -2, 7], ml_dtypes.int4)
+        for _ in range(2):  # the first call builds the compiled tables, the second takes them
+            print(fastbits.pack(x).tolist(), fastbits.bitcast(x, "uint4").tolist())
+            print(fastbits.bitcast(np.array([1.5], ml_dtypes.bfloat16), "uint16").tolist())
+    """
+    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == ["[225, 7] [1, 14, 7]", "[16320]"] * 2
 
 
 def test_public_names():
