@@ -324,7 +324,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
                     same = False
             if same:
                 continue
-            C = cnp.PyArray_NewCopy(C, cnp.NPY_KEEPORDER)
+            C = _copy(opname, C, "a copy of an input that overlaps 'out'")
             if k == 1:
                 A = C
                 pa = <char*>cnp.PyArray_DATA(C)
@@ -477,13 +477,22 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
     return None
 
 
-cdef object _plain(object x):
+cdef object _plain(str op, object x):
     """``x`` as a native, aligned, base-class ndarray with the same values."""
     if type(x) is not np.ndarray:
         x = x.view(np.ndarray)
     if not x.dtype.isnative or not x.flags.aligned:
-        x = x.astype(x.dtype.newbyteorder("="))
+        x = _copy(op, x, "a native-byte-order copy of an input")
     return x
+
+
+cdef cnp.ndarray _copy(str op, cnp.ndarray x, str what):
+    """A copy of ``x`` in native byte order, in its own layout; one numpy cannot allocate is an
+    AllocationError, as every allocation's (``what``: the copy, for the message)."""
+    try:
+        return x.astype(x.dtype.newbyteorder("="), order="K")
+    except MemoryError as exc:
+        raise spec.out_of_memory(op, what, exc) from None
 
 
 cdef bint _writes_directly(object out):
@@ -509,8 +518,8 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
             return reference(a, b, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
-    A = _plain(a)
-    B = _plain(b)
+    A = _plain(opname, a)
+    B = _plain(opname, b)
     r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
                      cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
                      <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
@@ -550,35 +559,48 @@ cdef object _unary_slow(int op, str opname, object x, object out, object referen
         spec.check_out(opname, out, x.shape, code)
         if not _writes_directly(out):
             return reference(x, out=out)
-    X = _plain(x)
+    X = _plain(opname, x)
     r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
                      cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
                      <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
     return reference(x, out=out) if r is None else r
 
 
-def bitwise_and(a, b, /, *, out=None):
+# Each function checks its own argument count and keywords, so that a wrong call gets the pure
+# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
+cdef object REQUIRED = spec.REQUIRED
+
+
+def bitwise_and(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_and", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_AND, BITWISE_AND, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, _ops_py.bitwise_and)
 
 
-def bitwise_or(a, b, /, *, out=None):
+def bitwise_or(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_or", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_OR, BITWISE_OR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_OR, BITWISE_OR, a, b, out, _ops_py.bitwise_or)
 
 
-def bitwise_xor(a, b, /, *, out=None):
+def bitwise_xor(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_xor", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_XOR, BITWISE_XOR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_XOR, BITWISE_XOR, a, b, out, _ops_py.bitwise_xor)
 
 
-def bitwise_not(x, /, *, out=None):
+def bitwise_not(x=REQUIRED, /, *extra, out=None, **keywords):
+    if x is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_not", (x, *extra), keywords)
     r = _unary_fast(FB_OP_NOT, BITWISE_NOT, x, out)
     if r is not None:
         return r
@@ -606,7 +628,9 @@ cdef int _shift_op(object direction) except -1:
     return <int>found
 
 
-def bitshift(x, y, direction, /, *, out=None):
+def bitshift(x=REQUIRED, y=REQUIRED, direction=REQUIRED, /, *extra, out=None, **keywords):
+    if direction is REQUIRED or extra or keywords:
+        raise spec.call_error("bitshift", (x, y, direction, *extra), keywords)
     cdef int op = _shift_op(direction)
     r = _binary_fast(op, BITSHIFT, x, y, out)
     if r is not None:
@@ -676,7 +700,7 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, None)
+    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, BITCAST)
     if total == 0:
         return O
     pl.nd = nd
@@ -698,9 +722,11 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     return O
 
 
-def bitcast(x, to, /, *, copy=False):
+def bitcast(x=REQUIRED, to=REQUIRED, /, *extra, copy=False, **keywords):
     cdef cnp.ndarray X
     cdef int t, src, dst
+    if to is REQUIRED or extra or keywords:
+        raise spec.call_error("bitcast", (x, to, *extra), keywords)
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
@@ -746,7 +772,9 @@ cdef object _bitcast_slow(object x, object to, object copy):
     return _ops_py.bitcast(x, to, copy=copy)
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full).
+# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
+# and its signatures (inspect follows __wrapped__), not the defaults above.
 for _function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast):
     _function.__doc__ = getattr(_ops_py, _function.__name__).__doc__
+    _function.__wrapped__ = getattr(_ops_py, _function.__name__)
 del _function

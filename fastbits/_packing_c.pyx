@@ -144,11 +144,18 @@ cdef void _start(Job* job) noexcept:
         _run_range(job, 0, job.n)
 
 
-def pack(x, /):
+# Each function checks its own argument count and keywords, so that a wrong call gets the pure
+# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
+cdef object REQUIRED = spec.REQUIRED
+
+
+def pack(x=REQUIRED, /, *extra, **keywords):
     cdef cnp.ndarray X, O
     cdef int t, code = -1
     cdef cnp.npy_intp nbytes
     cdef Job job
+    if x is REQUIRED or extra or keywords:
+        raise spec.call_error("pack", (x, *extra), keywords)
     if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES:
@@ -160,17 +167,25 @@ def pack(x, /):
         code = int(c)
         if not READY:
             _build_tables()
-        X = np.ascontiguousarray(x)  # a base-class array, C order
+        X = _contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'")
     job.n = cnp.PyArray_SIZE(X)
     job.bits = BITS[code]
     nbytes = fb_packed_size(job.n, job.bits)
-    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, None)
+    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, spec.PACK)
     job.packed = <uint8_t*>cnp.PyArray_DATA(O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = BYTE_MAP[code]
     job.pack = True
     _start(&job)
     return O
+
+
+cdef object _contiguous(str op, object x, str what):
+    """``x`` as a C-contiguous base-class array; a copy numpy cannot allocate is an AllocationError."""
+    try:
+        return np.ascontiguousarray(x)
+    except MemoryError as exc:
+        raise spec.out_of_memory(op, what, exc) from None
 
 
 cdef inline int _to_code(object to):
@@ -208,13 +223,15 @@ cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_
     return True
 
 
-def unpack(data, to, shape, /):
+def unpack(data=REQUIRED, to=REQUIRED, shape=REQUIRED, /, *extra, **keywords):
     cdef cnp.ndarray A = None, O
     cdef int code, d, nd = 0
     cdef cnp.npy_intp dims[MAXD]
     cdef Py_ssize_t count = 0
     cdef const uint8_t* packed = NULL
     cdef Job job
+    if shape is REQUIRED or extra or keywords:
+        raise spec.call_error("unpack", (data, to, shape, *extra), keywords)
     code = _to_code(to)
     if code >= 0 and _fast_dims(shape, &nd, dims, &count):
         if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
@@ -234,8 +251,7 @@ def unpack(data, to, shape, /):
                 _TO_CACHE[to] = code
             except TypeError:  # unhashable dtype-like: do not cache
                 pass
-        A = array if array.flags.c_contiguous else np.ascontiguousarray(array)
-        packed = <const uint8_t*>cnp.PyArray_DATA(A)
+        A = array
         nd = len(shape)
         total = 1
         for d in range(nd):
@@ -243,7 +259,11 @@ def unpack(data, to, shape, /):
             total *= shape[d]
         count = total  # at most 8 bits per byte of data
     job.n = count
-    O = new_array(nd, dims, DESCR[code], count, None)
+    O = new_array(nd, dims, DESCR[code], count, spec.UNPACK)  # the result first, as the pure path
+    if A is not None:
+        if not cnp.PyArray_IS_C_CONTIGUOUS(A):
+            A = _contiguous(spec.UNPACK, A, "a contiguous copy of input 'data'")
+        packed = <const uint8_t*>cnp.PyArray_DATA(A)
     job.packed = <uint8_t*>packed
     job.elems = <uint8_t*>cnp.PyArray_DATA(O)
     job.bits = BITS[code]
@@ -253,7 +273,10 @@ def unpack(data, to, shape, /):
     return O
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full).
+# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
+# and its signatures (inspect follows __wrapped__), not the defaults above.
 pack.__doc__ = _packing_py.pack.__doc__
 unpack.__doc__ = _packing_py.unpack.__doc__
+pack.__wrapped__ = _packing_py.pack
+unpack.__wrapped__ = _packing_py.unpack
 

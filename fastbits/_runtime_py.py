@@ -18,12 +18,14 @@ _settings = {"parallel_threshold": 256 << 10, "pool_threshold": 1 << 25,
              "adaptive_threads": _cpus.default_adaptive_threads()}
 
 
+@spec.public_function
 def get_num_threads() -> int:
     """Threads the kernels use: always 1 here, numpy's loops are single-threaded."""
     return 1
 
 
-def set_num_threads(n: int) -> None:
+@spec.public_function
+def set_num_threads(n: int, /) -> None:
     """Accepted for API parity with the compiled path; the pure path stays on one thread."""
     spec.check_num_threads(n)
 

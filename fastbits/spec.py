@@ -22,6 +22,7 @@ import enum
 import functools
 import sys
 import textwrap
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -54,6 +55,8 @@ __all__ = [
     "INTEGER_T",
     "ML_TYPES",
     "PACK",
+    "REQUIRED",
+    "SIGNATURES",
     "SINCE_VERSION",
     "SUBBYTE_TYPES",
     "TYPE_CONSTRAINT",
@@ -63,6 +66,9 @@ __all__ = [
     "as_array",
     "bit_width",
     "broadcast_shape",
+    "call_error",
+    "out_of_memory",
+    "public_function",
     "check_bitcast",
     "check_bitcast_to",
     "check_bitshift_version",
@@ -329,12 +335,13 @@ def _kind(code: DataType) -> int:
 def _allowed(types: frozenset[DataType]) -> str:
     """The types of a constraint, for the end of a message.
 
-    BitwiseAnd's ``T`` (or part of it) on one line.  Larger sets (BitCast's 25-type ``T1``
-    and ``T2``) grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the
-    rest. Narrowest first within a group, a line per group after the first.
+    BitwiseAnd's ``T`` (or part of it) on one line, in ONNX's order: the signed types, then
+    the unsigned ones, narrowest first.  Larger sets (BitCast's 25-type ``T1`` and ``T2``)
+    grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the rest.
+    Narrowest first within a group, a line per group after the first.
     """
     if types <= INTEGER_T:
-        return ", ".join(sorted(type_string(t) for t in types))
+        return ", ".join(type_string(t) for t in sorted(types, key=lambda t: (t.name.startswith("U"), TYPES[t].bits)))
     groups: dict[int, list[str]] = {}
     for code in sorted(types, key=lambda t: (TYPES[t].bits or 0, t.name)):
         groups.setdefault(_kind(code), []).append(type_string(code))
@@ -562,7 +569,7 @@ def check_unpack(data: Any, to: Any, shape: Any) -> tuple[np.ndarray, DataType, 
 
     ``data`` is bytes, a bytearray, a 1-D memoryview of bytes or a 1-D uint8 array (any
     strides); ``to`` is read as BitCast reads it (:func:`resolve_to`) and must be a sub-byte
-    type; ``shape`` is a tuple (or list) of non-negative ints; ``data`` must hold exactly the
+    type; ``shape`` is a sequence (a tuple, a list, a range) of non-negative ints; ``data`` must hold exactly the
     :func:`packed_size` of that many elements.
     """
     array = _packed_bytes(data)
@@ -632,15 +639,17 @@ def _unpack_to(to: Any) -> DataType:
 
 
 def _unpack_shape(shape: Any) -> tuple[int, ...]:
-    if not isinstance(shape, (tuple, list)):
+    """``shape``: any sequence of ints (a tuple, a list, a range), as numpy takes a shape."""
+    if not isinstance(shape, Sequence) or isinstance(shape, (str, bytes, bytearray)):
         raise ArgumentTypeError(
-            f"{UNPACK}: argument 'shape' must be a tuple of ints, not {type(shape).__name__} {shape!r}"
+            f"{UNPACK}: argument 'shape' must be a sequence of ints (a tuple, a list), not "
+            f"{type(shape).__name__} {shape!r}"
         )
     for size in shape:
         if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
             raise ArgumentTypeError(
-                f"{UNPACK}: argument 'shape' must be a tuple of ints, but {tuple(shape)!r} holds "
-                f"{type(size).__name__} {size!r}"
+                f"{UNPACK}: argument 'shape' must be a sequence of ints (a tuple, a list), but "
+                f"{tuple(shape)!r} holds {type(size).__name__} {size!r}"
             )
     dims = tuple(int(size) for size in shape)
     if any(size < 0 for size in dims):
@@ -827,13 +836,115 @@ def check_copy(op: str, copy: Any) -> bool:
         raise ArgumentTypeError(f"{op}: 'copy' must be True or False, not {copy!r}")
     return bool(copy)
 
-
-
 def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
-    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
+
+    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
+    """
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
+    if n < 1:
         raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
     return int(n)
+
+
+# --------------------------------------------------------------------------
+# The public functions' arguments: one wording of a wrong call on both paths
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: The default the compiled functions give a positional parameter the caller must pass: they
+#: check the count themselves (:func:`call_error`), where Cython's own message would differ
+#: from Python's.
+REQUIRED: Any = _Required()
+
+#: Each public function's positional-only parameters and keyword-only ones (with defaults).
+SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "bitwise_and": (("a", "b"), {"out": None}),
+    "bitwise_or": (("a", "b"), {"out": None}),
+    "bitwise_xor": (("a", "b"), {"out": None}),
+    "bitwise_not": (("x",), {"out": None}),
+    "bitshift": (("x", "y", "direction"), {"out": None}),
+    "bitcast": (("x", "to"), {"copy": False}),
+    "pack": (("x",), {}),
+    "unpack": (("data", "to", "shape"), {}),
+    "get_num_threads": ((), {}),
+    "set_num_threads": (("n",), {}),
+}
+
+
+def _signature(function: str) -> str:
+    """``'bitshift(x, y, direction, /, *, out=None)'``."""
+    names, options = SIGNATURES[function]
+    parts = [*names, "/"] if names else []
+    if options:
+        parts += ["*", *(f"{name}={default!r}" for name, default in options.items())]
+    return f"{function}({', '.join(parts)})"
+
+
+def _names(names: Any) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -> ArgumentTypeError:
+    """The error of a call of ``function`` (a key of :data:`SIGNATURES`) that does not fit its
+    signature: ``args`` the positional arguments (:data:`REQUIRED` where none was given),
+    ``keywords`` the keyword arguments it does not take.  Both paths raise it."""
+    names, _ = SIGNATURES[function]
+    given = [arg for arg in args if arg is not REQUIRED]
+    misplaced = [name for name in keywords if name in names]
+    if misplaced:
+        what = f"{_names(misplaced)} {'is' if len(misplaced) == 1 else 'are'} positional-only, not " + (
+            "a keyword" if len(misplaced) == 1 else "keywords")
+    elif keywords:
+        what = f"unexpected keyword argument{'s' if len(keywords) > 1 else ''} {_names(keywords)}"
+    elif len(given) < len(names):
+        what = f"missing {_names(names[len(given):])}"
+    else:
+        what = f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, {len(names)} taken"
+    return ArgumentTypeError(f"{function}: {what}; expected {_signature(function)}")
+
+
+def out_of_memory(op: str, what: str, exc: BaseException) -> AllocationError:
+    """The error of an array beside the result (a copy, a temporary) numpy could not allocate."""
+    return AllocationError(f"{op}: {what} cannot be allocated ({exc})")
+
+
+#: The operator a public function's errors name.
+_OPERATORS = {
+    "bitwise_and": BITWISE_AND,
+    "bitwise_or": BITWISE_OR,
+    "bitwise_xor": BITWISE_XOR,
+    "bitwise_not": BITWISE_NOT,
+    "bitshift": BITSHIFT,
+    "bitcast": BITCAST,
+}
+
+
+def public_function(function: Any) -> Any:
+    """A public function of the pure path, as the compiled path's behaves: a call that does not
+    fit :data:`SIGNATURES` gets :func:`call_error`, word for word, and a MemoryError of numpy's
+    is an :class:`AllocationError`."""
+    name = function.__name__
+    names, options = SIGNATURES[name]
+
+    @functools.wraps(function)
+    def checked(*args: Any, **keywords: Any) -> Any:
+        if len(args) != len(names) or not keywords.keys() <= options.keys():
+            unexpected = {key: value for key, value in keywords.items() if key not in options}
+            raise call_error(name, args, unexpected)
+        try:
+            return function(*args, **keywords)
+        except MemoryError as exc:
+            if isinstance(exc, AllocationError):
+                raise
+            raise out_of_memory(_OPERATORS.get(name, name), "an array it works in", exc) from None
+
+    return checked
 
 
 def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
