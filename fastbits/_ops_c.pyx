@@ -138,19 +138,14 @@ cdef void _add_descr(object c) except *:
 
 
 cdef void _allow_bitcasts(bint ml) except *:
-    """BITCAST_ALLOWED for the pairs spec.check_bitcast_to accepts: of two of numpy's own types
+    """BITCAST_ALLOWED for the pairs spec.bitcast_allowed accepts: of two of numpy's own types
     (``ml`` False) or with one of ml_dtypes' (``ml`` True; the installed ml_dtypes has both)."""
     for src in spec.BITCAST_T1:
         for dst in spec.DataType:
             if (src in spec.ML_TYPES or dst in spec.ML_TYPES) != ml:
                 continue
-            if DESCR[int(src)] == NULL or DESCR[int(dst)] == NULL:
-                continue
-            try:
-                spec.check_bitcast_to(src, dst)
-            except (ValueError, TypeError):
-                continue
-            BITCAST_ALLOWED[int(src)][int(dst)] = 1
+            if DESCR[int(src)] != NULL and DESCR[int(dst)] != NULL and spec.bitcast_allowed(src, dst):
+                BITCAST_ALLOWED[int(src)][int(dst)] = 1
 
 
 cdef void _add_ml_dtypes() except *:

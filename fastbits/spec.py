@@ -65,6 +65,7 @@ __all__ = [
     "allocate",
     "as_array",
     "bit_width",
+    "bitcast_allowed",
     "broadcast_shape",
     "call_error",
     "out_of_memory",
@@ -459,22 +460,28 @@ def check_bitcast(dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
     return src, check_bitcast_to(src, to)
 
 
+def bitcast_allowed(src: DataType, dst: DataType) -> bool:
+    """BitCast-26 takes an input of type ``src`` (in T1) to ``dst``: ``dst`` is in T2 and of the
+    same ONNX bit width."""
+    return dst in BITCAST_T2 and TYPES[src].bits == TYPES[dst].bits
+
+
 def check_bitcast_to(src: DataType, to: Any) -> DataType:
     """Check BitCast's ``to`` for an input of type ``src`` (in T1); return its ONNX type."""
     dst = resolve_to(to)
+    if bitcast_allowed(src, dst):
+        return dst
     if dst not in BITCAST_T2:
         raise TypeConstraintError(
             f"{BITCAST}: attribute 'to' = {dst.name} ({int(dst)}) is not in T2; "
             f"expected one of {_allowed(BITCAST_T2)}"
         )
-    if TYPES[src].bits != TYPES[dst].bits:
-        same = sorted(t for t in BITCAST_T2 if TYPES[t].bits == TYPES[src].bits)
-        raise BitWidthError(
-            f"{BITCAST}: input 'input' is {type_string(src)} ({TYPES[src].bits} bits) but "
-            f"'to' is {type_string(dst)} ({TYPES[dst].bits} bits); the widths must be "
-            f"equal, so 'to' must be one of {', '.join(type_string(t) for t in same)}"
-        )
-    return dst
+    same = sorted(t for t in BITCAST_T2 if bitcast_allowed(src, t))
+    raise BitWidthError(
+        f"{BITCAST}: input 'input' is {type_string(src)} ({TYPES[src].bits} bits) but "
+        f"'to' is {type_string(dst)} ({TYPES[dst].bits} bits); the widths must be "
+        f"equal, so 'to' must be one of {', '.join(type_string(t) for t in same)}"
+    )
 
 
 # --------------------------------------------------------------------------
