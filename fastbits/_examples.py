@@ -1,11 +1,15 @@
-"""Every example of the two operator specs (BitwiseAnd-18, BitCast-26), as data.
+"""Every example ``python -m fastbits`` checks, as data: one table of every operator.
 
-``python -m fastbits`` runs them through the active path, and the tests run
-each one under its own name.  BitCast examples carry the inputs and outputs
-printed in the spec; BitwiseAnd examples draw their inputs as onnx's
-``create_random_int`` does (``np.random.seed(1)`` before each input, values
-in the int32-clipped range of the type) and expect ``np.bitwise_and``, which
-is what the spec's code computes.
+* every example of the two operator specs (BitwiseAnd-18, BitCast-26);
+* ONNX's node tests of BitwiseOr, BitwiseXor, BitwiseNot (opset 18) and BitShift (its 28
+  node tests as BitShift-28, the 8 of unsigned types as BitShift-11 too), under their names;
+* a pack / unpack round trip of each sub-byte type against the bytes ONNX stores it as.
+
+The tests run each one under its own name.  BitCast, BitShift and pack examples carry
+their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
+``create_random_int`` does (``np.random.seed(1)`` before each input, values in the
+int32-clipped range of the type) and expect numpy's function, which is what the spec's
+and the node tests' code computes.
 """
 
 from __future__ import annotations
@@ -15,7 +19,21 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .spec import BITCAST, BITWISE_AND
+from . import spec
+from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
+
+#: The round trip of a sub-byte type: ``pack``, then ``unpack`` back.
+PACK_UNPACK = "pack/unpack"
+#: The function of each operator, by its name in fastbits.
+FUNCTIONS = {
+    BITWISE_AND: "bitwise_and",
+    BITWISE_OR: "bitwise_or",
+    BITWISE_XOR: "bitwise_xor",
+    BITWISE_NOT: "bitwise_not",
+    BITSHIFT: "bitshift",
+    BITCAST: "bitcast",
+    PACK_UNPACK: "pack",
+}
 
 
 @dataclass(frozen=True)
@@ -27,12 +45,40 @@ class Example:
     inputs: tuple[np.ndarray, ...]
     expected: np.ndarray
     attributes: dict[str, Any] = field(default_factory=dict)
+    #: The operator's version the example runs as, when it matters (BitShift-11 or -28).
+    version: int | None = None
 
-    def run(self, bitwise_and: Callable[..., np.ndarray], bitcast: Callable[..., np.ndarray]) -> np.ndarray:
-        """Run the example through the given kernels; return their output."""
-        if self.op == BITWISE_AND:
-            return bitwise_and(*self.inputs)
-        return bitcast(*self.inputs, self.attributes["to"])
+    @property
+    def group(self) -> str:
+        """The operator as the table names it: ``BitwiseAnd``, ``BitShift-11``..."""
+        return self.op if self.version is None else f"{self.op}-{self.version}"
+
+    def run(self, kernels: Any) -> np.ndarray:
+        """Run the example through ``kernels`` (``fastbits``, or a module with the operator's
+        function); return the output."""
+        function: Callable[..., np.ndarray] = getattr(kernels, FUNCTIONS[self.op])
+        result = function(*self.inputs, *self.attributes.values())
+        if self.op == BITSHIFT:
+            spec.check_bitshift_version(self.version, spec.datatype_of(result.dtype))
+        return result
+
+    def failure(self, kernels: Any) -> str | None:
+        """Run the example; None when it passes, else what went wrong.
+
+        The output must match (:meth:`matches`); a BitCast output must cast back to the
+        input bit for bit, and packed bytes must unpack to the input's elements.
+        """
+        result = self.run(kernels)
+        if not self.matches(result):
+            return f"got {result!r}"
+        back = None
+        if self.op == BITCAST:
+            back = kernels.bitcast(result, self.inputs[0].dtype)
+        elif self.op == PACK_UNPACK:
+            back = kernels.unpack(result, self.inputs[0].dtype, self.inputs[0].shape)
+        if back is not None and (back.dtype != self.inputs[0].dtype or back.tobytes() != self.inputs[0].tobytes()):
+            return f"back: got {back!r}"
+        return None
 
     def matches(self, result: np.ndarray) -> bool:
         """True when ``result`` has the expected dtype and shape and equals it.
@@ -55,22 +101,89 @@ def create_random_int(shape: tuple[int, ...], dtype: type, seed: int = 1) -> np.
     return np.random.RandomState(seed).randint(start, end, size=shape).astype(dtype)
 
 
-def _bitwise_and(name: str, shape_x: tuple[int, ...], shape_y: tuple[int, ...], dtype: type) -> Example:
+_NUMPY = {BITWISE_AND: np.bitwise_and, BITWISE_OR: np.bitwise_or, BITWISE_XOR: np.bitwise_xor}
+
+
+def _bitwise(op: str, name: str, shape_x: tuple[int, ...], shape_y: tuple[int, ...], dtype: type) -> Example:
     x = create_random_int(shape_x, dtype)
     y = create_random_int(shape_y, dtype)
-    return Example(name, BITWISE_AND, (x, y), np.bitwise_and(x, y))
+    return Example(name, op, (x, y), _NUMPY[op](x, y))
+
+
+def _bitwise_not(name: str, shape: tuple[int, ...], dtype: type) -> Example:
+    x = create_random_int(shape, dtype)
+    return Example(name, BITWISE_NOT, (x,), np.bitwise_not(x))
 
 
 def _bitcast(name: str, x: Any, x_dtype: str, to: int, y: Any, y_dtype: str) -> Example:
     return Example(name, BITCAST, (np.array(x, dtype=x_dtype),), np.array(y, dtype=y_dtype), {"to": to})
 
 
+def _bitshift(name: str, dtype: str, x: list[int], y: list[int], direction: str, z: list[int]) -> tuple[Example, ...]:
+    """The node test as BitShift-28, and as BitShift-11 too for an unsigned type."""
+    inputs = (np.array(x, dtype), np.array(y, dtype))
+    versions = (11, 28) if np.dtype(dtype).kind == "u" else (28,)
+    return tuple(
+        Example(name, BITSHIFT, inputs, np.array(z, dtype), {"direction": direction}, version)
+        for version in versions
+    )
+
+
+def _pack(code: spec.DataType, values: list[float], packed: list[int]) -> Example:
+    """``values`` of sub-byte type ``code`` pack into the bytes ``packed`` (the bytes
+    ``onnx.numpy_helper.from_array`` puts in ``raw_data``) and unpack back."""
+    x = np.array(values, spec.numpy_dtype(code))
+    return Example(f"{code.name.lower()}_round_trip", PACK_UNPACK, (x,), np.array(packed, np.uint8))
+
 EXAMPLES: tuple[Example, ...] = (
     # BitwiseAnd-18
-    _bitwise_and("test_bitwise_and_i32_2d", (3, 4), (3, 4), np.int32),
-    _bitwise_and("test_bitwise_and_i16_3d", (3, 4, 5), (3, 4, 5), np.int16),
-    _bitwise_and("test_bitwise_and_ui64_bcast_3v1d", (3, 4, 5), (5,), np.uint64),
-    _bitwise_and("test_bitwise_and_ui8_bcast_4v3d", (3, 4, 5, 6), (4, 5, 6), np.uint8),
+    _bitwise(BITWISE_AND, "test_bitwise_and_i32_2d", (3, 4), (3, 4), np.int32),
+    _bitwise(BITWISE_AND, "test_bitwise_and_i16_3d", (3, 4, 5), (3, 4, 5), np.int16),
+    _bitwise(BITWISE_AND, "test_bitwise_and_ui64_bcast_3v1d", (3, 4, 5), (5,), np.uint64),
+    _bitwise(BITWISE_AND, "test_bitwise_and_ui8_bcast_4v3d", (3, 4, 5, 6), (4, 5, 6), np.uint8),
+    # BitwiseOr-18, BitwiseXor-18, BitwiseNot-18: ONNX's node tests
+    _bitwise(BITWISE_OR, "test_bitwise_or_i32_2d", (3, 4), (3, 4), np.int32),
+    _bitwise(BITWISE_OR, "test_bitwise_or_i16_4d", (3, 4, 5, 6), (3, 4, 5, 6), np.int8),  # int8, as named
+    _bitwise(BITWISE_OR, "test_bitwise_or_ui64_bcast_3v1d", (3, 4, 5), (5,), np.uint64),
+    _bitwise(BITWISE_OR, "test_bitwise_or_ui8_bcast_4v3d", (3, 4, 5, 6), (4, 5, 6), np.uint8),
+    _bitwise(BITWISE_XOR, "test_bitwise_xor_i32_2d", (3, 4), (3, 4), np.int32),
+    _bitwise(BITWISE_XOR, "test_bitwise_xor_i16_3d", (3, 4, 5), (3, 4, 5), np.int16),
+    _bitwise(BITWISE_XOR, "test_bitwise_xor_ui64_bcast_3v1d", (3, 4, 5), (5,), np.uint64),
+    _bitwise(BITWISE_XOR, "test_bitwise_xor_ui8_bcast_4v3d", (3, 4, 5, 6), (4, 5, 6), np.uint8),
+    _bitwise_not("test_bitwise_not_2d", (3, 4), np.int32),
+    _bitwise_not("test_bitwise_not_3d", (3, 4, 5), np.uint16),
+    _bitwise_not("test_bitwise_not_4d", (3, 4, 5, 6), np.uint8),
+    # BitShift-28 and BitShift-11: ONNX's node tests
+    *_bitshift("test_bitshift_right_uint8", "uint8", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_uint16", "uint16", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_uint32", "uint32", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_uint64", "uint64", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_left_uint8", "uint8", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_uint16", "uint16", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_uint32", "uint32", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_uint64", "uint64", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_right_int8", "int8", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_int16", "int16", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_int32", "int32", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_right_int64", "int64", [16, 4, 1], [1, 2, 3], "RIGHT", [8, 1, 0]),
+    *_bitshift("test_bitshift_left_int8", "int8", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_int16", "int16", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_int32", "int32", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_left_int64", "int64", [16, 4, 1], [1, 2, 3], "LEFT", [32, 16, 8]),
+    *_bitshift("test_bitshift_right_int8_negative_input", "int8", [-8, -1, -128], [1, 1, 1], "RIGHT", [-4, -1, -64]),
+    *_bitshift("test_bitshift_right_int32_negative_input", "int32", [-8, -1, -2147483648], [1, 1, 1], "RIGHT",
+               [-4, -1, -1073741824]),
+    *_bitshift("test_bitshift_left_int8_overflow", "int8", [64, 1, -64], [1, 7, 1], "LEFT", [-128, -128, -128]),
+    *_bitshift("test_bitshift_left_int32_overflow", "int32", [1073741824, 1, -1073741824], [1, 31, 1], "LEFT",
+               [-2147483648, -2147483648, -2147483648]),
+    *_bitshift("test_bitshift_right_int8_shift_ge_width", "int8", [-8, 4, -1], [8, 9, 127], "RIGHT", [-1, 0, -1]),
+    *_bitshift("test_bitshift_left_int8_shift_ge_width", "int8", [-8, 4, -1], [8, 9, 127], "LEFT", [0, 0, 0]),
+    *_bitshift("test_bitshift_right_int32_shift_ge_width", "int32", [-8, 4, -1], [32, 33, 100], "RIGHT", [-1, 0, -1]),
+    *_bitshift("test_bitshift_left_int32_shift_ge_width", "int32", [-8, 4, -1], [32, 33, 100], "LEFT", [0, 0, 0]),
+    *_bitshift("test_bitshift_right_int8_negative_shift", "int8", [-8, 4, -1], [-1, -8, -16], "RIGHT", [-1, 0, -1]),
+    *_bitshift("test_bitshift_left_int8_negative_shift", "int8", [-8, 4, -1], [-1, -8, -16], "LEFT", [0, 0, 0]),
+    *_bitshift("test_bitshift_right_int32_negative_shift", "int32", [-8, 4, -1], [-1, -32, -64], "RIGHT", [-1, 0, -1]),
+    *_bitshift("test_bitshift_left_int32_negative_shift", "int32", [-8, 4, -1], [-1, -32, -64], "LEFT", [0, 0, 0]),
     # BitCast-26
     _bitcast(
         "test_bitcast_2d_float32_to_int32",
@@ -134,4 +247,14 @@ EXAMPLES: tuple[Example, ...] = (
         [[76, 180, 137, 31], [33, 128, 195, 17], [98, 158, 141, 62]], "uint8", 3,
         [[76, -76, -119, 31], [33, -128, -61, 17], [98, -98, -115, 62]], "int8",
     ),
+    # ONNX's packed layout: every value of each sub-byte type, and an odd count (padding)
+    _pack(spec.DataType.INT4, [-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 5],
+          [152, 186, 220, 254, 16, 50, 84, 118, 5]),
+    _pack(spec.DataType.UINT4, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 9],
+          [16, 50, 84, 118, 152, 186, 220, 254, 9]),
+    _pack(spec.DataType.FLOAT4E2M1,
+          [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0, 3.0],
+          [16, 50, 84, 118, 152, 186, 220, 254, 5]),
+    _pack(spec.DataType.INT2, [-2, -1, 0, 1, 1, 0, -1], [78, 49]),
+    _pack(spec.DataType.UINT2, [0, 1, 2, 3, 3, 2, 1], [228, 27]),
 )

@@ -52,7 +52,9 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
-# Tables, built once at import from fastbits.spec
+# Tables, built from fastbits.spec: at import for numpy's own types, at the first call that
+# involves one of ml_dtypes' types for those (_add_ml_dtypes: importing fastbits does not
+# import ml_dtypes; an array of one of its types exists only once it is imported)
 
 cdef enum:
     NUM_BUILTIN = 32     # builtin dtype numbers covered by the integer table
@@ -79,6 +81,7 @@ cdef Py_ssize_t TO_CACHE_MAX = 256
 # Same-shape contiguous calls below this many output bytes, to which the grain rule gives one
 # thread, take one row on their caller, with no planning.
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
+cdef bint ML_READY = False   # the tables hold ml_dtypes' types too
 
 
 cdef void _build_tables() except *:
@@ -95,45 +98,68 @@ cdef void _build_tables() except *:
         ITEMSIZE[i] = 0
         for j in range(NUM_CODES):
             BITCAST_ALLOWED[i][j] = 0
-    for c, info in spec.TYPES.items():
-        code = int(c)
-        BITS[code] = info.bits or 0
-        if info.dtype is not None and c != spec.DataType.STRING:
-            dt = info.dtype.newbyteorder("=")
-            _DESCRS[code] = dt
-            DESCR[code] = <PyObject*>dt
-            ITEMSIZE[code] = dt.itemsize
-    # Every dtype numpy or ml_dtypes knows that maps to an ONNX type (aliases such as 'l' and
-    # 'q' have different numbers but the same ONNX type).
+    for c in spec.DataType:
+        BITS[int(c)] = spec.bit_width(c) or 0
+        if c not in spec.ML_TYPES:
+            _add_descr(c)
+    # Every dtype numpy knows that maps to an ONNX type (aliases such as 'l' and 'q' have
+    # different numbers but the same ONNX type).
     candidates = [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"]
     # ('l'/'L' are in typecodes; np.long does not exist in numpy 1.24-1.26)
     candidates += [np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong)]
-    candidates += [info.dtype for info in spec.TYPES.values() if info.dtype is not None]
     for dt in candidates:
         c = spec.datatype_of(dt)
-        if c is None or dt.num >= NUM_DTYPES or dt.num < 0:
+        if c is None or dt.num >= NUM_BUILTIN or dt.num < 0:
             continue
         if c in spec.BITCAST_T1:
             BITCAST_CODE[dt.num] = int(c)
-        if dt.num < NUM_BUILTIN:
-            if c in spec.INTEGER_T:
-                INT_CODE[dt.num] = int(c)
-            if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
-                SWAP_UNIT[dt.num] = dt.itemsize
-            elif dt.kind == "c" and dt.itemsize in (8, 16):
-                SWAP_UNIT[dt.num] = dt.itemsize // 2
+        if c in spec.INTEGER_T:
+            INT_CODE[dt.num] = int(c)
+        if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
+            SWAP_UNIT[dt.num] = dt.itemsize
+        elif dt.kind == "c" and dt.itemsize in (8, 16):
+            SWAP_UNIT[dt.num] = dt.itemsize // 2
     for c in spec.INTEGER_T:
         SIGNED[int(c)] = spec.numpy_dtype(c).kind == "i"
         info = np.iinfo(spec.numpy_dtype(c))
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
+    _allow_bitcasts(False)
+
+
+cdef void _add_descr(object c) except *:
+    """The native dtype of ``c`` in DESCR and _DESCRS, its itemsize in ITEMSIZE."""
+    dt = spec.numpy_dtype(c)
+    if dt is None or c == spec.DataType.STRING:
+        return
+    dt = dt.newbyteorder("=")
+    _DESCRS[int(c)] = dt
+    DESCR[int(c)] = <PyObject*>dt
+    ITEMSIZE[int(c)] = dt.itemsize
+
+
+cdef void _allow_bitcasts(bint ml) except *:
+    """BITCAST_ALLOWED for the pairs spec.bitcast_allowed accepts: of two of numpy's own types
+    (``ml`` False) or with one of ml_dtypes' (``ml`` True; the installed ml_dtypes has both)."""
     for src in spec.BITCAST_T1:
         for dst in spec.DataType:
-            try:
-                spec.check_bitcast(spec.numpy_dtype(src), dst)
-            except (ValueError, TypeError):
+            if (src in spec.ML_TYPES or dst in spec.ML_TYPES) != ml:
                 continue
-            BITCAST_ALLOWED[int(src)][int(dst)] = 1
+            if DESCR[int(src)] != NULL and DESCR[int(dst)] != NULL and spec.bitcast_allowed(src, dst):
+                BITCAST_ALLOWED[int(src)][int(dst)] = 1
+
+
+cdef void _add_ml_dtypes() except *:
+    """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types)."""
+    global ML_READY
+    for c in spec.ML_TYPES:
+        _add_descr(c)
+        dt = spec.numpy_dtype(c)
+        if dt is not None and 0 <= dt.num < NUM_DTYPES and c in spec.BITCAST_T1:
+            BITCAST_CODE[dt.num] = int(c)
+    _allow_bitcasts(True)
+    _build_subbyte_tables()
+    ML_READY = True
 
 
 _build_tables()
@@ -294,7 +320,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
                     same = False
             if same:
                 continue
-            C = cnp.PyArray_NewCopy(C, cnp.NPY_KEEPORDER)
+            C = _copy(opname, C, "a copy of an input that overlaps 'out'")
             if k == 1:
                 A = C
                 pa = <char*>cnp.PyArray_DATA(C)
@@ -448,13 +474,22 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
     return None
 
 
-cdef object _plain(object x):
+cdef object _plain(str op, object x):
     """``x`` as a native, aligned, base-class ndarray with the same values."""
     if type(x) is not np.ndarray:
         x = x.view(np.ndarray)
     if not x.dtype.isnative or not x.flags.aligned:
-        x = x.astype(x.dtype.newbyteorder("="))
+        x = _copy(op, x, "a native-byte-order copy of an input")
     return x
+
+
+cdef cnp.ndarray _copy(str op, cnp.ndarray x, str what):
+    """A copy of ``x`` in native byte order, in its own layout; one numpy cannot allocate is an
+    AllocationError, as every allocation's (``what``: the copy, for the message)."""
+    try:
+        return x.astype(x.dtype.newbyteorder("="), order="K")
+    except MemoryError as exc:
+        raise spec.out_of_memory(op, what, exc) from None
 
 
 cdef bint _writes_directly(object out):
@@ -480,8 +515,8 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
             return reference(a, b, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
-    A = _plain(a)
-    B = _plain(b)
+    A = _plain(opname, a)
+    B = _plain(opname, b)
     r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
                      cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
                      <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
@@ -522,35 +557,48 @@ cdef object _unary_slow(int op, str opname, object x, object out, object referen
         spec.check_out(opname, out, x.shape, code)
         if not _writes_directly(out):
             return reference(x, out=out)
-    X = _plain(x)
+    X = _plain(opname, x)
     r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
                      cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
                      <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
     return reference(x, out=out) if r is None else r
 
 
-def bitwise_and(a, b, /, *, out=None):
+# Each function checks its own argument count and keywords, so that a wrong call gets the pure
+# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
+cdef object REQUIRED = spec.REQUIRED
+
+
+def bitwise_and(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_and", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_AND, BITWISE_AND, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, _ops_py.bitwise_and)
 
 
-def bitwise_or(a, b, /, *, out=None):
+def bitwise_or(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_or", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_OR, BITWISE_OR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_OR, BITWISE_OR, a, b, out, _ops_py.bitwise_or)
 
 
-def bitwise_xor(a, b, /, *, out=None):
+def bitwise_xor(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
+    if b is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_xor", (a, b, *extra), keywords)
     r = _binary_fast(FB_OP_XOR, BITWISE_XOR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_XOR, BITWISE_XOR, a, b, out, _ops_py.bitwise_xor)
 
 
-def bitwise_not(x, /, *, out=None):
+def bitwise_not(x=REQUIRED, /, *extra, out=None, **keywords):
+    if x is REQUIRED or extra or keywords:
+        raise spec.call_error("bitwise_not", (x, *extra), keywords)
     r = _unary_fast(FB_OP_NOT, BITWISE_NOT, x, out)
     if r is not None:
         return r
@@ -578,7 +626,9 @@ cdef int _shift_op(object direction) except -1:
     return <int>found
 
 
-def bitshift(x, y, direction, /, *, out=None):
+def bitshift(x=REQUIRED, y=REQUIRED, direction=REQUIRED, /, *extra, out=None, **keywords):
+    if direction is REQUIRED or extra or keywords:
+        raise spec.call_error("bitshift", (x, y, direction, *extra), keywords)
     cdef int op = _shift_op(direction)
     r = _binary_fast(op, BITSHIFT, x, y, out)
     if r is not None:
@@ -640,8 +690,6 @@ cdef void _build_subbyte_tables() except *:
                 VIEW_COPIES[int(src)][int(dst)] = 1
 
 
-_build_subbyte_tables()
-
 
 cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
@@ -650,7 +698,7 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, None)
+    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, BITCAST)
     if total == 0:
         return O
     pl.nd = nd
@@ -672,9 +720,11 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     return O
 
 
-def bitcast(x, to, /, *, copy=False):
+def bitcast(x=REQUIRED, to=REQUIRED, /, *extra, copy=False, **keywords):
     cdef cnp.ndarray X
     cdef int t, src, dst
+    if to is REQUIRED or extra or keywords:
+        raise spec.call_error("bitcast", (x, to, *extra), keywords)
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
@@ -700,6 +750,8 @@ cdef object _bitcast_slow(object x, object to, object copy):
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
+    if not ML_READY and (s in spec.ML_TYPES or d in spec.ML_TYPES):
+        _add_ml_dtypes()
     if (type(to) is str or isinstance(to, (type, np.dtype))) and len(_TO_CACHE) < TO_CACHE_MAX:
         try:
             _TO_CACHE[to] = dst
@@ -718,7 +770,9 @@ cdef object _bitcast_slow(object x, object to, object copy):
     return _ops_py.bitcast(x, to, copy=copy)
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full).
+# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
+# and its signatures (inspect follows __wrapped__), not the defaults above.
 for _function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast):
     _function.__doc__ = getattr(_ops_py, _function.__name__).__doc__
+    _function.__wrapped__ = getattr(_ops_py, _function.__name__)
 del _function

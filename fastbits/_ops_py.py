@@ -83,14 +83,17 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
     """
 
 
+@spec.public_function
 def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_AND, np.bitwise_and, a, b, out)
 
 
+@spec.public_function
 def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_OR, np.bitwise_or, a, b, out)
 
 
+@spec.public_function
 def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
 
@@ -107,6 +110,7 @@ bitwise_xor.__doc__ = _BINARY_DOC.format(
 )
 
 
+@spec.public_function
 def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     """ONNX BitwiseNot-18: elementwise ``~x``, every bit flipped.
 
@@ -146,6 +150,7 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+@spec.public_function
 def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None) -> np.ndarray:
     """ONNX BitShift-28: shift the bits of ``x`` by ``y`` places, to the left or right.
 
@@ -214,6 +219,7 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     return out
 
 
+@spec.public_function
 def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     """ONNX BitCast-26: reinterpret the bits of ``x`` as type ``to``.
 

@@ -51,9 +51,14 @@ _DataType = spec.DataType
 _TO_KINDS = (type, np.dtype)
 _TO_CACHE = {}        # unpack's resolved 'to' values (int, str, DataType, type, dtype) -> code
 cdef Py_ssize_t TO_CACHE_MAX = 256
+# The tables are built at the first call the spec's checks pass (every sub-byte type is one of
+# ml_dtypes', and importing fastbits does not import ml_dtypes); until then every call goes
+# through them.
+cdef bint READY = False
 
 
 cdef void _build_tables() except *:
+    global READY
     cdef int i
     for i in range(NUM_DTYPES):
         SUBBYTE_CODE[i] = -1
@@ -65,16 +70,14 @@ cdef void _build_tables() except *:
         i = int(code)
         dtype = spec.numpy_dtype(code)
         BITS[i] = spec.bit_width(code)
-        DESCR[i] = <PyObject*>dtype  # held by spec.TYPES
+        DESCR[i] = <PyObject*>dtype  # held by spec.numpy_dtype's cache
         if 0 <= dtype.num < NUM_DTYPES:
             SUBBYTE_CODE[dtype.num] = i
         table = spec.subbyte_bits(code)
         if not np.array_equal(table, np.arange(256) & ((1 << BITS[i]) - 1)):
             _MAPS[i] = table
             BYTE_MAP[i] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
-
-
-_build_tables()
+    READY = True
 
 
 cdef struct Job:
@@ -115,12 +118,19 @@ cdef void _start(Job* job) noexcept:
         run_shares(_run_share, job, job.nshares)
 
 
-def pack(x, /):
+# Each function checks its own argument count and keywords, so that a wrong call gets the pure
+# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
+cdef object REQUIRED = spec.REQUIRED
+
+
+def pack(x=REQUIRED, /, *extra, **keywords):
     cdef cnp.ndarray X, O
     cdef int t, code = -1
     cdef cnp.npy_intp nbytes
     cdef Job job
-    if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
+    if x is REQUIRED or extra or keywords:
+        raise spec.call_error("pack", (x, *extra), keywords)
+    if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES:
             code = SUBBYTE_CODE[t]
@@ -129,17 +139,27 @@ def pack(x, /):
     else:
         x, c = spec.check_pack(x)
         code = int(c)
-        X = np.ascontiguousarray(x)  # a base-class array, C order
+        if not READY:
+            _build_tables()
+        X = _contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'")
     job.n = cnp.PyArray_SIZE(X)
     job.bits = BITS[code]
     nbytes = fb_packed_size(job.n, job.bits)
-    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, None)
+    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, spec.PACK)
     job.packed = <uint8_t*>cnp.PyArray_DATA(O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = BYTE_MAP[code]
     job.pack = True
     _start(&job)
     return O
+
+
+cdef object _contiguous(str op, object x, str what):
+    """``x`` as a C-contiguous base-class array; a copy numpy cannot allocate is an AllocationError."""
+    try:
+        return np.ascontiguousarray(x)
+    except MemoryError as exc:
+        raise spec.out_of_memory(op, what, exc) from None
 
 
 cdef inline int _to_code(object to):
@@ -177,13 +197,15 @@ cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_
     return True
 
 
-def unpack(data, to, shape, /):
+def unpack(data=REQUIRED, to=REQUIRED, shape=REQUIRED, /, *extra, **keywords):
     cdef cnp.ndarray A = None, O
     cdef int code, d, nd = 0
     cdef cnp.npy_intp dims[MAXD]
     cdef Py_ssize_t count = 0
     cdef const uint8_t* packed = NULL
     cdef Job job
+    if shape is REQUIRED or extra or keywords:
+        raise spec.call_error("unpack", (data, to, shape, *extra), keywords)
     code = _to_code(to)
     if code >= 0 and _fast_dims(shape, &nd, dims, &count):
         if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
@@ -195,14 +217,15 @@ def unpack(data, to, shape, /):
     if packed == NULL:
         array, c, shape = spec.check_unpack(data, to, shape)
         code = int(c)
+        if not READY:
+            _build_tables()
         if (type(to) is int or type(to) is str or type(to) is _DataType or isinstance(to, _TO_KINDS)) \
                 and len(_TO_CACHE) < TO_CACHE_MAX:
             try:
                 _TO_CACHE[to] = code
             except TypeError:  # unhashable dtype-like: do not cache
                 pass
-        A = array if array.flags.c_contiguous else np.ascontiguousarray(array)
-        packed = <const uint8_t*>cnp.PyArray_DATA(A)
+        A = array
         nd = len(shape)
         total = 1
         for d in range(nd):
@@ -210,7 +233,11 @@ def unpack(data, to, shape, /):
             total *= shape[d]
         count = total  # at most 8 bits per byte of data
     job.n = count
-    O = new_array(nd, dims, DESCR[code], count, None)
+    O = new_array(nd, dims, DESCR[code], count, spec.UNPACK)  # the result first, as the pure path
+    if A is not None:
+        if not cnp.PyArray_IS_C_CONTIGUOUS(A):
+            A = _contiguous(spec.UNPACK, A, "a contiguous copy of input 'data'")
+        packed = <const uint8_t*>cnp.PyArray_DATA(A)
     job.packed = <uint8_t*>packed
     job.elems = <uint8_t*>cnp.PyArray_DATA(O)
     job.bits = BITS[code]
@@ -220,7 +247,10 @@ def unpack(data, to, shape, /):
     return O
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full).
+# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
+# and its signatures (inspect follows __wrapped__), not the defaults above.
 pack.__doc__ = _packing_py.pack.__doc__
 unpack.__doc__ = _packing_py.unpack.__doc__
+pack.__wrapped__ = _packing_py.pack
+unpack.__wrapped__ = _packing_py.unpack
 

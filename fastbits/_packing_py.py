@@ -19,6 +19,7 @@ from . import spec
 __all__ = ["pack", "unpack"]
 
 
+@spec.public_function
 def pack(x: Any, /) -> np.ndarray:
     """Pack a sub-byte array into ONNX's layout: two nibbles or four crumbs to a byte.
 
@@ -43,7 +44,7 @@ def pack(x: Any, /) -> np.ndarray:
     TypeConstraintError
         ``x`` is not of a sub-byte type.
     ArgumentTypeError
-        ``x`` cannot be read as an array.
+        ``x`` cannot be read as an array, or the call does not fit the signature.
 
     Examples
     --------
@@ -63,6 +64,7 @@ def pack(x: Any, /) -> np.ndarray:
     return packed
 
 
+@spec.public_function
 def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     """Unpack ONNX's packed layout into a sub-byte array, one element per byte.
 
@@ -74,8 +76,8 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     to : int, DataType, dtype or str
         The element type, read as :func:`fastbits.bitcast` reads its ``to``: INT4, UINT4,
         FLOAT4E2M1, INT2 or UINT2 (``22``, ``"int4"``, ``ml_dtypes.int4``...).
-    shape : tuple of int
-        The shape of the result.
+    shape : sequence of int
+        The shape of the result: a tuple, a list or a range of non-negative ints.
 
     Returns
     -------
@@ -94,7 +96,8 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
         ``data`` does not hold exactly ``ceil(prod(shape) * bits / 8)`` bytes (the message
         names both sizes), ``data`` is not one-dimensional, or ``shape`` has a negative size.
     ArgumentTypeError
-        ``data`` is not bytes, a buffer or an array, or ``shape`` is not a tuple of ints.
+        ``data`` is not bytes, a buffer or an array, ``shape`` is not a sequence of ints, or
+        the call does not fit the signature (a count, a keyword).
 
     Examples
     --------
@@ -105,12 +108,11 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     """
     array, code, shape = spec.check_unpack(data, to, shape)
     bits = spec.bit_width(code)
-    count = 1
-    for size in shape:
-        count *= size
-    per = 8 // bits
-    values = np.empty((array.size, per), dtype=np.uint8)
-    for k in range(per):
-        values[:, k] = (array >> np.uint8(k * bits)) & np.uint8((1 << bits) - 1)
+    result = spec.allocate(spec.UNPACK, shape, spec.numpy_dtype(code))
     # the bits of each element are the byte ml_dtypes stores it as (spec.subbyte_bits)
-    return values.reshape(-1)[:count].reshape(shape).view(spec.numpy_dtype(code))
+    elements = result.reshape(-1).view(np.uint8)
+    per = 8 // bits
+    for k in range(per):  # element i: bits (i % per) * bits of byte i // per
+        part = elements[k::per]
+        part[...] = (array[: part.size] >> np.uint8(k * bits)) & np.uint8((1 << bits) - 1)
+    return result

@@ -18,6 +18,5 @@ cdef bint inline_call(Py_ssize_t nbytes) noexcept nogil
 
 # A new C-contiguous array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, from the
 # output pool when it is on and the array is large.  One that cannot be allocated raises
-# spec.allocate's AllocationError naming the operator ``op``, or numpy's own MemoryError or
-# ValueError when ``op`` is None.
+# spec.allocate's AllocationError naming the operator ``op``.
 cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op)

@@ -86,16 +86,22 @@ def set_local_threads(n):
     return fb_local_threads_set(n)
 
 
-def get_num_threads():
+# The two check their argument count and keywords themselves (spec.call_error), as the pure
+# path's do, where Cython's own messages would differ from Python's.
+def get_num_threads(*extra, **keywords):
     """Threads the kernels use for large arrays (1 when built without threads)."""
+    if extra or keywords:
+        raise spec.call_error("get_num_threads", extra, keywords)
     return fb_threads_get()
 
 
-def set_num_threads(n):
+def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
     """Set the threads a large call may use, the caller included (a positive int).
 
     Built without threads, the value is accepted and the kernels stay on one thread.
     """
+    if n is spec.REQUIRED or extra or keywords:
+        raise spec.call_error("set_num_threads", (n, *extra), keywords)
     n = spec.check_num_threads(n)
     fb_threads_set(min(n, 2**31 - 1))
 
@@ -141,21 +147,17 @@ cdef object _pooled_array(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
         Py_INCREF(<object>descr)
         return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
     except (MemoryError, ValueError):
-        if op is None:
-            raise
+        pass
     finally:
         PyDataMem_SetHandler(old)
     return _allocation_failed(nd, dims, descr, op)
 
 
 cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
-    """Raise the error of an array that could not be allocated (numpy's error is pending)."""
-    if op is not None:
-        PyErr_Clear()
-        return spec.allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
+    """Raise spec.allocate's AllocationError for an array that could not be allocated (numpy's
+    error, pending, is cleared)."""
     PyErr_Clear()
-    Py_INCREF(<object>descr)
-    return PyArray_Empty_steals(nd, dims, <void*>descr, 0)  # fails again, raising numpy's error
+    return spec.allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
 
 
 # ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ _settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpu
              "spin_time": _cpus.default_spin_time()}
 
 
+@spec.public_function
 def get_num_threads() -> int:
     """Threads a large call may use, the caller included.
 
@@ -27,7 +28,8 @@ def get_num_threads() -> int:
     return 1
 
 
-def set_num_threads(n: int) -> None:
+@spec.public_function
+def set_num_threads(n: int, /) -> None:
     """Set the threads a large call may use, the caller included (a positive int).
 
     The pure path and builds without threads accept the value and stay on one thread.

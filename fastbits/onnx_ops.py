@@ -14,9 +14,14 @@ when the installed onnx knows a later version of it than the ones fastbits
 implements.  In a model whose opset is 11 to 27, BitShift is BitShift-11,
 which refuses signed types (:class:`~fastbits.TypeConstraintError`).
 
-Errors are fastbits' own (:mod:`fastbits.errors`): :class:`~onnx.reference.op_run.OpRun`
-would wrap every ``TypeError`` into a generic one, so the classes hand back
-the original instead.
+Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
+raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
+into a generic one, so the classes hand back fastbits' error instead, its
+message followed by a line that names the node (by its name when it has one)
+and the graph's tensors behind the inputs the message names::
+
+    BitwiseAnd: input 'A' has dtype float32 (tensor(float)), which is not in T; ...
+      in node 'low_nibble' (BitwiseAnd): input 'A' is the graph's tensor 'weights'
 
 BitCast returns a new array, as an ONNX operator does (onnx's Identity
 copies too): the output never shares memory with the input.
@@ -106,12 +111,25 @@ class _FastbitsOp(OpRun):
     def run(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().run(*args, **kwargs)
-        except TypeError as exc:
-            # OpRun.run turns every TypeError raised by _run into a generic
-            # "Issues with types ..."; give the caller fastbits' error back.
-            if isinstance(exc.__cause__, FastbitsError):
-                raise exc.__cause__ from None
-            raise
+        except (TypeError, ValueError) as exc:
+            # OpRun.run turns every TypeError raised by _run into a generic "Issues with types
+            # ...": give the caller fastbits' error back, of its own class, saying which node
+            # of the graph raised it.
+            error = exc.__cause__ if isinstance(exc.__cause__, FastbitsError) else exc
+            if not isinstance(error, FastbitsError):
+                raise
+            located = type(error)(f"{error}\n{self._where(str(error))}")
+            raise located.with_traceback(error.__traceback__) from None
+
+    def _where(self, message: str) -> str:
+        """The node (by name when it has one) and the graph's tensors behind the inputs that
+        ``message`` names (behind every input when it names none)."""
+        node = self.onnx_node
+        inputs = list(zip((p.name for p in self.op_schema.inputs), node.input))
+        named = [(formal, tensor) for formal, tensor in inputs if f"'{formal}'" in message] or inputs
+        tensors = "; ".join(f"input '{formal}' is the graph's tensor {tensor!r}" for formal, tensor in named)
+        which = f"node {node.name!r}" if node.name else "a node with no name"
+        return f"  in {which} ({node.op_type}): {tensors}"
 
 
 class BitwiseAnd(_FastbitsOp):

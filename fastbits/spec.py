@@ -4,7 +4,8 @@ Both implementations (the pure-Python module and the compiled one) take every
 check from here, so they cannot disagree on what is allowed.  The module holds
 
 * :class:`DataType`, every ``TensorProto.DataType`` code of onnx 1.23 (0 to 28),
-  with each type's ONNX bit width and its numpy / ml_dtypes dtype;
+  with each type's ONNX bit width and its numpy / ml_dtypes dtype (ml_dtypes is
+  imported only when a call needs one of its types: :func:`numpy_dtype`);
 * the type-constraint sets of BitwiseAnd-18 (``T``) and BitCast-26 (``T1``,
   ``T2``) and the operators' since-versions;
 * the resolution of arguments: a BitCast ``to``, BitwiseAnd operands (Python
@@ -19,10 +20,11 @@ from __future__ import annotations
 
 import enum
 import functools
+import sys
 import textwrap
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import ml_dtypes
 import numpy as np
 
 from .errors import (
@@ -51,7 +53,10 @@ __all__ = [
     "DataType",
     "INPUT_NAMES",
     "INTEGER_T",
+    "ML_TYPES",
     "PACK",
+    "REQUIRED",
+    "SIGNATURES",
     "SINCE_VERSION",
     "SUBBYTE_TYPES",
     "TYPE_CONSTRAINT",
@@ -60,8 +65,11 @@ __all__ = [
     "allocate",
     "as_array",
     "bit_width",
+    "bitcast_allowed",
     "broadcast_shape",
+    "call_error",
     "check_bitcast",
+    "check_bitcast_to",
     "check_bitshift_version",
     "check_copy",
     "check_direction",
@@ -74,7 +82,9 @@ __all__ = [
     "datatype_of",
     "describe_dtype",
     "numpy_dtype",
+    "out_of_memory",
     "packed_size",
+    "public_function",
     "resolve_to",
     "subbyte_bits",
     "subbyte_byte_map",
@@ -152,47 +162,44 @@ class TypeInfo(NamedTuple):
 
     #: Width of one element in ONNX, in bits (None: no fixed width).
     bits: int | None
-    #: The numpy / ml_dtypes dtype that holds one element (one per byte for
+    #: The name of the numpy / ml_dtypes type that holds one element (one per byte for
     #: sub-byte types, as ``onnx.numpy_helper.to_array`` gives them), or None.
-    dtype: np.dtype | None
-
-
-def _ml(name: str) -> np.dtype | None:
-    scalar_type = getattr(ml_dtypes, name, None)
-    return None if scalar_type is None else np.dtype(scalar_type)
+    name: str | None
+    #: The type is ml_dtypes' (:func:`numpy_dtype` imports ml_dtypes for it).
+    ml: bool = False
 
 
 _D = DataType
 TYPES: dict[DataType, TypeInfo] = {
     _D.UNDEFINED: TypeInfo(None, None),
-    _D.FLOAT: TypeInfo(32, np.dtype(np.float32)),
-    _D.UINT8: TypeInfo(8, np.dtype(np.uint8)),
-    _D.INT8: TypeInfo(8, np.dtype(np.int8)),
-    _D.UINT16: TypeInfo(16, np.dtype(np.uint16)),
-    _D.INT16: TypeInfo(16, np.dtype(np.int16)),
-    _D.INT32: TypeInfo(32, np.dtype(np.int32)),
-    _D.INT64: TypeInfo(64, np.dtype(np.int64)),
-    _D.STRING: TypeInfo(None, np.dtype(object)),
-    _D.BOOL: TypeInfo(8, np.dtype(np.bool_)),
-    _D.FLOAT16: TypeInfo(16, np.dtype(np.float16)),
-    _D.DOUBLE: TypeInfo(64, np.dtype(np.float64)),
-    _D.UINT32: TypeInfo(32, np.dtype(np.uint32)),
-    _D.UINT64: TypeInfo(64, np.dtype(np.uint64)),
-    _D.COMPLEX64: TypeInfo(64, np.dtype(np.complex64)),
-    _D.COMPLEX128: TypeInfo(128, np.dtype(np.complex128)),
-    _D.BFLOAT16: TypeInfo(16, _ml("bfloat16")),
-    _D.FLOAT8E4M3FN: TypeInfo(8, _ml("float8_e4m3fn")),
-    _D.FLOAT8E4M3FNUZ: TypeInfo(8, _ml("float8_e4m3fnuz")),
-    _D.FLOAT8E5M2: TypeInfo(8, _ml("float8_e5m2")),
-    _D.FLOAT8E5M2FNUZ: TypeInfo(8, _ml("float8_e5m2fnuz")),
-    _D.UINT4: TypeInfo(4, _ml("uint4")),
-    _D.INT4: TypeInfo(4, _ml("int4")),
-    _D.FLOAT4E2M1: TypeInfo(4, _ml("float4_e2m1fn")),
-    _D.FLOAT8E8M0: TypeInfo(8, _ml("float8_e8m0fnu")),
-    _D.UINT2: TypeInfo(2, _ml("uint2")),
-    _D.INT2: TypeInfo(2, _ml("int2")),
-    _D.FLOAT6E2M3: TypeInfo(6, _ml("float6_e2m3fn")),
-    _D.FLOAT6E3M2: TypeInfo(6, _ml("float6_e3m2fn")),
+    _D.FLOAT: TypeInfo(32, "float32"),
+    _D.UINT8: TypeInfo(8, "uint8"),
+    _D.INT8: TypeInfo(8, "int8"),
+    _D.UINT16: TypeInfo(16, "uint16"),
+    _D.INT16: TypeInfo(16, "int16"),
+    _D.INT32: TypeInfo(32, "int32"),
+    _D.INT64: TypeInfo(64, "int64"),
+    _D.STRING: TypeInfo(None, "object"),
+    _D.BOOL: TypeInfo(8, "bool"),
+    _D.FLOAT16: TypeInfo(16, "float16"),
+    _D.DOUBLE: TypeInfo(64, "float64"),
+    _D.UINT32: TypeInfo(32, "uint32"),
+    _D.UINT64: TypeInfo(64, "uint64"),
+    _D.COMPLEX64: TypeInfo(64, "complex64"),
+    _D.COMPLEX128: TypeInfo(128, "complex128"),
+    _D.BFLOAT16: TypeInfo(16, "bfloat16", ml=True),
+    _D.FLOAT8E4M3FN: TypeInfo(8, "float8_e4m3fn", ml=True),
+    _D.FLOAT8E4M3FNUZ: TypeInfo(8, "float8_e4m3fnuz", ml=True),
+    _D.FLOAT8E5M2: TypeInfo(8, "float8_e5m2", ml=True),
+    _D.FLOAT8E5M2FNUZ: TypeInfo(8, "float8_e5m2fnuz", ml=True),
+    _D.UINT4: TypeInfo(4, "uint4", ml=True),
+    _D.INT4: TypeInfo(4, "int4", ml=True),
+    _D.FLOAT4E2M1: TypeInfo(4, "float4_e2m1fn", ml=True),
+    _D.FLOAT8E8M0: TypeInfo(8, "float8_e8m0fnu", ml=True),
+    _D.UINT2: TypeInfo(2, "uint2", ml=True),
+    _D.INT2: TypeInfo(2, "int2", ml=True),
+    _D.FLOAT6E2M3: TypeInfo(6, "float6_e2m3fn", ml=True),
+    _D.FLOAT6E3M2: TypeInfo(6, "float6_e3m2fn", ml=True),
 }
 del _D
 
@@ -235,19 +242,22 @@ BITCAST_T1: frozenset[DataType] = frozenset(DataType) - {
 }
 BITCAST_T2: frozenset[DataType] = BITCAST_T1
 
+#: The types held by ml_dtypes' types: bfloat16, the 8-, 6-, 4- and 2-bit types.
+ML_TYPES: frozenset[DataType] = frozenset(code for code, info in TYPES.items() if info.ml)
+
 # Native-byte-order dtype -> DataType.  numpy dtypes compare equal (and hash
-# alike) across aliases such as 'l' and 'q', so one entry serves both.
+# alike) across aliases such as 'l' and 'q', so one entry serves both.  ml_dtypes'
+# dtypes join once ml_dtypes is imported (_add_ml_dtypes).
 _BY_DTYPE: dict[np.dtype, DataType] = {
-    info.dtype: code
+    np.dtype(info.name): code
     for code, info in TYPES.items()
-    if info.dtype is not None and code is not DataType.STRING
+    if info.name is not None and not info.ml and code is not DataType.STRING
 }
 # Lower-case numpy-style names ("float8_e4m3fn", "float32") -> DataType.
 _BY_NUMPY_NAME: dict[str, DataType] = {
-    info.dtype.name: code
-    for code, info in TYPES.items()
-    if info.dtype is not None and code is not DataType.STRING
+    info.name: code for code, info in TYPES.items() if info.name is not None and code is not DataType.STRING
 }
+_ml_dtypes_added = False
 
 
 def type_string(code: DataType) -> str:
@@ -260,9 +270,30 @@ def bit_width(code: DataType) -> int | None:
     return TYPES[DataType(code)].bits
 
 
+@functools.cache  # one dtype object per code: the compiled tables point at it
 def numpy_dtype(code: DataType) -> np.dtype | None:
-    """The numpy / ml_dtypes dtype that holds elements of ``code``."""
-    return TYPES[DataType(code)].dtype
+    """The numpy / ml_dtypes dtype that holds elements of ``code``; None for UNDEFINED, or for
+    a type the installed ml_dtypes lacks.  Imports ml_dtypes for one of its types."""
+    info = TYPES[DataType(code)]
+    if not info.ml:
+        return None if info.name is None else np.dtype(info.name)
+    import ml_dtypes
+
+    scalar_type = getattr(ml_dtypes, info.name, None)
+    return None if scalar_type is None else np.dtype(scalar_type)
+
+
+def _add_ml_dtypes() -> bool:
+    """Put ml_dtypes' dtypes in ``_BY_DTYPE`` once ml_dtypes is imported (an array of one of
+    its types cannot exist before); True when they are in."""
+    global _ml_dtypes_added
+    if not _ml_dtypes_added and "ml_dtypes" in sys.modules:
+        for code in ML_TYPES:
+            dtype = numpy_dtype(code)
+            if dtype is not None:
+                _BY_DTYPE[dtype] = code
+        _ml_dtypes_added = True
+    return _ml_dtypes_added
 
 
 def datatype_of(dtype: Any) -> DataType | None:
@@ -275,7 +306,10 @@ def datatype_of(dtype: Any) -> DataType | None:
         return DataType.STRING
     if not dtype.isnative:
         dtype = dtype.newbyteorder("=")
-    return _BY_DTYPE.get(dtype)
+    code = _BY_DTYPE.get(dtype)
+    if code is None and _add_ml_dtypes():
+        code = _BY_DTYPE.get(dtype)
+    return code
 
 
 def describe_dtype(dtype: np.dtype) -> str:
@@ -302,12 +336,13 @@ def _kind(code: DataType) -> int:
 def _allowed(types: frozenset[DataType]) -> str:
     """The types of a constraint, for the end of a message.
 
-    BitwiseAnd's ``T`` (or part of it) on one line.  Larger sets (BitCast's 25-type ``T1``
-    and ``T2``) grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the
-    rest. Narrowest first within a group, a line per group after the first.
+    BitwiseAnd's ``T`` (or part of it) on one line, in ONNX's order: the signed types, then
+    the unsigned ones, narrowest first.  Larger sets (BitCast's 25-type ``T1`` and ``T2``)
+    grouped: floats; 8-, 6- and 4-bit floats; signed ints; unsigned ints; the rest.
+    Narrowest first within a group, a line per group after the first.
     """
     if types <= INTEGER_T:
-        return ", ".join(sorted(type_string(t) for t in types))
+        return ", ".join(type_string(t) for t in sorted(types, key=lambda t: (t.name.startswith("U"), TYPES[t].bits)))
     groups: dict[int, list[str]] = {}
     for code in sorted(types, key=lambda t: (TYPES[t].bits or 0, t.name)):
         groups.setdefault(_kind(code), []).append(type_string(code))
@@ -422,20 +457,31 @@ def check_bitcast(dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
             f"{BITCAST}: input 'input' has dtype {describe_dtype(dtype)}, which is not "
             f"in T1; expected one of {_allowed(BITCAST_T1)}"
         )
+    return src, check_bitcast_to(src, to)
+
+
+def bitcast_allowed(src: DataType, dst: DataType) -> bool:
+    """BitCast-26 takes an input of type ``src`` (in T1) to ``dst``: ``dst`` is in T2 and of the
+    same ONNX bit width."""
+    return dst in BITCAST_T2 and TYPES[src].bits == TYPES[dst].bits
+
+
+def check_bitcast_to(src: DataType, to: Any) -> DataType:
+    """Check BitCast's ``to`` for an input of type ``src`` (in T1); return its ONNX type."""
     dst = resolve_to(to)
+    if bitcast_allowed(src, dst):
+        return dst
     if dst not in BITCAST_T2:
         raise TypeConstraintError(
             f"{BITCAST}: attribute 'to' = {dst.name} ({int(dst)}) is not in T2; "
             f"expected one of {_allowed(BITCAST_T2)}"
         )
-    if TYPES[src].bits != TYPES[dst].bits:
-        same = sorted(t for t in BITCAST_T2 if TYPES[t].bits == TYPES[src].bits)
-        raise BitWidthError(
-            f"{BITCAST}: input 'input' is {type_string(src)} ({TYPES[src].bits} bits) but "
-            f"'to' is {type_string(dst)} ({TYPES[dst].bits} bits); the widths must be "
-            f"equal, so 'to' must be one of {', '.join(type_string(t) for t in same)}"
-        )
-    return src, dst
+    same = sorted(t for t in BITCAST_T2 if bitcast_allowed(src, t))
+    raise BitWidthError(
+        f"{BITCAST}: input 'input' is {type_string(src)} ({TYPES[src].bits} bits) but "
+        f"'to' is {type_string(dst)} ({TYPES[dst].bits} bits); the widths must be "
+        f"equal, so 'to' must be one of {', '.join(type_string(t) for t in same)}"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -478,13 +524,13 @@ def subbyte_bits(code: DataType) -> np.ndarray:
     """
     code = _check_subbyte(code)
     width = TYPES[code].bits
-    every = np.arange(256, dtype=np.uint8).view(TYPES[code].dtype)
+    every = np.arange(256, dtype=np.uint8).view(numpy_dtype(code))
     # a value's identity: its float32 bits (exact for these types; -0.0 is not +0.0)
     read = every.astype(np.float32).view(np.uint32).tolist()
     canonical = {value: bits for bits, value in enumerate(read[: 1 << width])}
     if len(canonical) != 1 << width or any(value not in canonical for value in read):
         raise RuntimeError(
-            f"ml_dtypes {ml_dtypes.__version__} reads {TYPES[code].dtype} bytes in a way fastbits "
+            f"ml_dtypes {sys.modules['ml_dtypes'].__version__} reads {TYPES[code].name} bytes in a way fastbits "
             f"does not know: the bytes 0..{(1 << width) - 1} do not hold every value once"
         )
     table = np.array([canonical[value] for value in read], dtype=np.uint8)
@@ -530,7 +576,7 @@ def check_unpack(data: Any, to: Any, shape: Any) -> tuple[np.ndarray, DataType, 
 
     ``data`` is bytes, a bytearray, a 1-D memoryview of bytes or a 1-D uint8 array (any
     strides); ``to`` is read as BitCast reads it (:func:`resolve_to`) and must be a sub-byte
-    type; ``shape`` is a tuple (or list) of non-negative ints; ``data`` must hold exactly the
+    type; ``shape`` is a sequence (a tuple, a list, a range) of non-negative ints; ``data`` must hold exactly the
     :func:`packed_size` of that many elements.
     """
     array = _packed_bytes(data)
@@ -600,15 +646,17 @@ def _unpack_to(to: Any) -> DataType:
 
 
 def _unpack_shape(shape: Any) -> tuple[int, ...]:
-    if not isinstance(shape, (tuple, list)):
+    """``shape``: any sequence of ints (a tuple, a list, a range), as numpy takes a shape."""
+    if not isinstance(shape, Sequence) or isinstance(shape, (str, bytes, bytearray)):
         raise ArgumentTypeError(
-            f"{UNPACK}: argument 'shape' must be a tuple of ints, not {type(shape).__name__} {shape!r}"
+            f"{UNPACK}: argument 'shape' must be a sequence of ints (a tuple, a list), not "
+            f"{type(shape).__name__} {shape!r}"
         )
     for size in shape:
         if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
             raise ArgumentTypeError(
-                f"{UNPACK}: argument 'shape' must be a tuple of ints, but {tuple(shape)!r} holds "
-                f"{type(size).__name__} {size!r}"
+                f"{UNPACK}: argument 'shape' must be a sequence of ints (a tuple, a list), but "
+                f"{tuple(shape)!r} holds {type(size).__name__} {size!r}"
             )
     dims = tuple(int(size) for size in shape)
     if any(size < 0 for size in dims):
@@ -795,13 +843,115 @@ def check_copy(op: str, copy: Any) -> bool:
         raise ArgumentTypeError(f"{op}: 'copy' must be True or False, not {copy!r}")
     return bool(copy)
 
-
-
 def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
-    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
+
+    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
+    """
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
+    if n < 1:
         raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
     return int(n)
+
+
+# --------------------------------------------------------------------------
+# The public functions' arguments: one wording of a wrong call on both paths
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: The default the compiled functions give a positional parameter the caller must pass: they
+#: check the count themselves (:func:`call_error`), where Cython's own message would differ
+#: from Python's.
+REQUIRED: Any = _Required()
+
+#: Each public function's positional-only parameters and keyword-only ones (with defaults).
+SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "bitwise_and": (("a", "b"), {"out": None}),
+    "bitwise_or": (("a", "b"), {"out": None}),
+    "bitwise_xor": (("a", "b"), {"out": None}),
+    "bitwise_not": (("x",), {"out": None}),
+    "bitshift": (("x", "y", "direction"), {"out": None}),
+    "bitcast": (("x", "to"), {"copy": False}),
+    "pack": (("x",), {}),
+    "unpack": (("data", "to", "shape"), {}),
+    "get_num_threads": ((), {}),
+    "set_num_threads": (("n",), {}),
+}
+
+
+def _signature(function: str) -> str:
+    """``'bitshift(x, y, direction, /, *, out=None)'``."""
+    names, options = SIGNATURES[function]
+    parts = [*names, "/"] if names else []
+    if options:
+        parts += ["*", *(f"{name}={default!r}" for name, default in options.items())]
+    return f"{function}({', '.join(parts)})"
+
+
+def _names(names: Any) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -> ArgumentTypeError:
+    """The error of a call of ``function`` (a key of :data:`SIGNATURES`) that does not fit its
+    signature: ``args`` the positional arguments (:data:`REQUIRED` where none was given),
+    ``keywords`` the keyword arguments it does not take.  Both paths raise it."""
+    names, _ = SIGNATURES[function]
+    given = [arg for arg in args if arg is not REQUIRED]
+    misplaced = [name for name in keywords if name in names]
+    if misplaced:
+        what = f"{_names(misplaced)} {'is' if len(misplaced) == 1 else 'are'} positional-only, not " + (
+            "a keyword" if len(misplaced) == 1 else "keywords")
+    elif keywords:
+        what = f"unexpected keyword argument{'s' if len(keywords) > 1 else ''} {_names(keywords)}"
+    elif len(given) < len(names):
+        what = f"missing {_names(names[len(given):])}"
+    else:
+        what = f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, {len(names)} taken"
+    return ArgumentTypeError(f"{function}: {what}; expected {_signature(function)}")
+
+
+def out_of_memory(op: str, what: str, exc: BaseException) -> AllocationError:
+    """The error of an array beside the result (a copy, a temporary) numpy could not allocate."""
+    return AllocationError(f"{op}: {what} cannot be allocated ({exc})")
+
+
+#: The operator a public function's errors name.
+_OPERATORS = {
+    "bitwise_and": BITWISE_AND,
+    "bitwise_or": BITWISE_OR,
+    "bitwise_xor": BITWISE_XOR,
+    "bitwise_not": BITWISE_NOT,
+    "bitshift": BITSHIFT,
+    "bitcast": BITCAST,
+}
+
+
+def public_function(function: Any) -> Any:
+    """A public function of the pure path, as the compiled path's behaves: a call that does not
+    fit :data:`SIGNATURES` gets :func:`call_error`, word for word, and a MemoryError of numpy's
+    is an :class:`AllocationError`."""
+    name = function.__name__
+    names, options = SIGNATURES[name]
+
+    @functools.wraps(function)
+    def checked(*args: Any, **keywords: Any) -> Any:
+        if len(args) != len(names) or not keywords.keys() <= options.keys():
+            unexpected = {key: value for key, value in keywords.items() if key not in options}
+            raise call_error(name, args, unexpected)
+        try:
+            return function(*args, **keywords)
+        except MemoryError as exc:
+            if isinstance(exc, AllocationError):
+                raise
+            raise out_of_memory(_OPERATORS.get(name, name), "an array it works in", exc) from None
+
+    return checked
 
 
 def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

@@ -21,7 +21,7 @@ def main() -> int:
     print(f"fastbits {fastbits.__version__}, backend {fastbits.BACKEND}")
     rng = np.random.default_rng(0)
     for example in EXAMPLES:
-        assert example.matches(example.run(fastbits.bitwise_and, fastbits.bitcast)), example.name
+        assert example.failure(fastbits) is None, example.name
     shapes = [
         ((3, 4, 5), (5,)), ((1000, 5), (5,)), ((64, 2), (64, 1)), ((33, 65), (1, 65)), ((33, 65), (33, 1)),
         ((7,), ()), ((), ()), ((0, 3), (3,)), ((2, 3, 1, 4, 1, 2, 3), (1, 4, 5, 2, 1)), ((300, 300), (300, 300)),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import fastbits
+from conftest import IMPLEMENTATIONS, PACKING
 from fastbits import (
     AllocationError,
     ArgumentTypeError,
@@ -30,13 +31,15 @@ HUGE_ROW = np.broadcast_to(np.zeros(1, np.int8), (1, 2**40))
 # name, call (ops -> result), error class, pattern the message must match
 CATALOGUE = [
     ("wrong dtype: float into BitwiseAnd", lambda o: o.bitwise_and(I32.astype(np.float32), I32.astype(np.float32)),
-     TypeConstraintError, r"^BitwiseAnd: input 'A' has dtype float32 \(tensor\(float\)\), which is not in T; expected one of tensor\(int16\)"),
+     TypeConstraintError, r"^BitwiseAnd: input 'A' has dtype float32 \(tensor\(float\)\), which is not in T; expected one of "
+     r"tensor\(int8\), tensor\(int16\), tensor\(int32\), tensor\(int64\), tensor\(uint8\), tensor\(uint16\), tensor\(uint32\), tensor\(uint64\)$"),
     ("mixed dtypes: int32 & int64", lambda o: o.bitwise_and(I32, I32.astype(np.int64)),
      TypeConstraintError, r"^BitwiseAnd: inputs 'A' and 'B' must have the same type T, but 'A' is tensor\(int32\) and 'B' is tensor\(int64\)"),
     ("bool into BitwiseAnd", lambda o: o.bitwise_and(np.ones(3, bool), np.ones(3, bool)),
      TypeConstraintError, r"^BitwiseAnd: input 'A' has dtype bool \(tensor\(bool\)\)"),
     ("float into BitwiseNot", lambda o: o.bitwise_not(I32.astype(np.float32)),
-     TypeConstraintError, r"^BitwiseNot: input 'X' has dtype float32 \(tensor\(float\)\), which is not in T; expected one of tensor\(int16\)"),
+     TypeConstraintError, r"^BitwiseNot: input 'X' has dtype float32 \(tensor\(float\)\), which is not in T; expected one of "
+     r"tensor\(int8\), tensor\(int16\), tensor\(int32\), tensor\(int64\), tensor\(uint8\), tensor\(uint16\), tensor\(uint32\), tensor\(uint64\)$"),
     ("mixed dtypes into BitShift: uint8 by uint32", lambda o: o.bitshift(U8, U8.astype(np.uint32), "LEFT"),
      TypeConstraintError, r"^BitShift: inputs 'X' and 'Y' must have the same type T, but 'X' is tensor\(uint8\) and 'Y' is tensor\(uint32\)"),
     ("bad BitShift direction", lambda o: o.bitshift(U8, U8, "UP"),
@@ -101,6 +104,44 @@ CATALOGUE = [
      AllocationError, r"^BitwiseAnd: the result of shape \(1099511627776, 1\) .* cannot be allocated"),
     ("thread count not positive", lambda o: o.set_num_threads(0),
      ArgumentValueError, r"^set_num_threads: 'n' must be a positive int"),
+    ("thread count not an int", lambda o: o.set_num_threads("two"),
+     ArgumentTypeError, r"^set_num_threads: 'n' must be a positive int, not str 'two'$"),
+    ("thread count not an int in set_config", lambda o: fastbits.set_config(num_threads="two"),
+     ArgumentTypeError, r"^set_config: 'num_threads' must be a positive int, not str 'two'$"),
+    ("positional-only argument by keyword", lambda o: o.bitshift(U8, 1, direction="LEFT"),
+     ArgumentTypeError, r"^bitshift: 'direction' is positional-only, not a keyword; "
+     r"expected bitshift\(x, y, direction, /, \*, out=None\)$"),
+    ("positional-only arguments by keyword", lambda o: o.bitwise_and(a=I32, b=I32),
+     ArgumentTypeError, r"^bitwise_and: 'a', 'b' are positional-only, not keywords; "
+     r"expected bitwise_and\(a, b, /, \*, out=None\)$"),
+    ("argument missing", lambda o: o.bitcast(I32),
+     ArgumentTypeError, r"^bitcast: missing 'to'; expected bitcast\(x, to, /, \*, copy=False\)$"),
+    ("too many arguments", lambda o: o.bitcast(I32, "float", True),
+     ArgumentTypeError, r"^bitcast: 3 positional arguments given, 2 taken; expected bitcast\(x, to, /, \*, copy=False\)$"),
+    ("unexpected keyword argument", lambda o: o.bitwise_not(I32, where=True),
+     ArgumentTypeError, r"^bitwise_not: unexpected keyword argument 'where'; expected bitwise_not\(x, /, \*, out=None\)$"),
+    ("argument to get_num_threads", lambda o: o.get_num_threads(2),
+     ArgumentTypeError, r"^get_num_threads: 1 positional argument given, 0 taken; expected get_num_threads\(\)$"),
+]
+
+#: The same for pack and unpack (the ``packing`` modules).
+PACKING_CATALOGUE = [
+    ("pack: not a sub-byte type", lambda p: p.pack(U8),
+     TypeConstraintError, r"^pack: input 'x' has dtype uint8 \(tensor\(uint8\)\), which is not a sub-byte type"),
+    ("pack: positional-only argument by keyword", lambda p: p.pack(x=np.zeros(2, ml_dtypes.int4)),
+     ArgumentTypeError, r"^pack: 'x' is positional-only, not a keyword; expected pack\(x, /\)$"),
+    ("unpack: shape not a sequence", lambda p: p.unpack(b"\x00", "int4", 2),
+     ArgumentTypeError, r"^unpack: argument 'shape' must be a sequence of ints \(a tuple, a list\), not int 2$"),
+    ("unpack: shape of floats", lambda p: p.unpack(b"\x00", "int4", [2.0]),
+     ArgumentTypeError, r"^unpack: argument 'shape' must be a sequence of ints \(a tuple, a list\), but \(2.0,\) holds float 2.0$"),
+    ("unpack: data of the wrong length", lambda p: p.unpack(b"\x00", "int4", [3]),
+     ArgumentValueError, r"^unpack: input 'data' has 1 bytes, but shape \(3,\) of tensor\(int4\) packs into 2 bytes"),
+    ("unpack: argument missing", lambda p: p.unpack(b"\x00", "int4"),
+     ArgumentTypeError, r"^unpack: missing 'shape'; expected unpack\(data, to, shape, /\)$"),
+    ("unpack: positional-only argument by keyword", lambda p: p.unpack(b"\x00", "int4", shape=(2,)),
+     ArgumentTypeError, r"^unpack: 'shape' is positional-only, not a keyword; expected unpack\(data, to, shape, /\)$"),
+    ("unpack: result too large to allocate", lambda p: p.unpack(np.broadcast_to(np.zeros(1, np.uint8), (2**61,)), "int4", (2**62,)),
+     AllocationError, r"^unpack: the result of shape \(4611686018427387904,\) and type tensor\(int4\) .* cannot be allocated"),
 ]
 
 
@@ -110,3 +151,31 @@ def test_bad_input(ops, name, call, error, pattern):
         call(ops)
     assert isinstance(info.value, fastbits.FastbitsError)
     assert isinstance(info.value, (TypeError, ValueError))
+
+
+@pytest.mark.parametrize("name, call, error, pattern", PACKING_CATALOGUE, ids=[row[0] for row in PACKING_CATALOGUE])
+def test_bad_packing_input(packing, name, call, error, pattern):
+    with pytest.raises(error, match=pattern) as info:
+        call(packing)
+    assert isinstance(info.value, fastbits.FastbitsError)
+
+
+def _outcome(call, module):
+    try:
+        call(module)
+    except Exception as exc:  # noqa: BLE001 - the comparison is of whatever is raised
+        return type(exc), str(exc)
+    return None
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("name, call", [row[:2] for row in CATALOGUE + PACKING_CATALOGUE],
+                         ids=[row[0] for row in CATALOGUE + PACKING_CATALOGUE])
+def test_both_paths_word_errors_alike(name, call):
+    """Every row of the catalogue raises the same class with the same message on both paths."""
+    modules = PACKING if name.startswith(("pack", "unpack")) else IMPLEMENTATIONS
+    if "cython" not in modules:
+        pytest.skip("compiled path not available")
+    compiled, pure = _outcome(call, modules["cython"]), _outcome(call, modules["python"])
+    assert compiled is not None
+    assert compiled == pure

@@ -118,3 +118,23 @@ def test_help_shows_the_packing_docstring(name, packing):
     assert function.__doc__ == reference.__doc__
     text = pydoc.render_doc(function, renderer=pydoc.plaintext)
     assert text.count("Parameters\n") == 1 and "_packing_py" not in function.__doc__
+
+
+def test_expectations_example_runs():
+    """docs/expectations.md's example, benchmarks/int4_unpacking_graph.py, runs on a small input:
+    it checks that every runner computes the same weights, and prints both tables."""
+    pytest.importorskip("onnx")
+    import subprocess
+    import sys
+
+    script = ROOT / "benchmarks" / "int4_unpacking_graph.py"
+    if not script.exists():
+        pytest.skip("benchmarks/ not beside the tests")
+    result = subprocess.run([sys.executable, str(script), "--size", "64", "--repeat", "1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("ReferenceEvaluator + fastbits ") for line in lines)
+    start = next(i for i, line in enumerate(lines) if line.startswith("per node")) + 1
+    assert [line.split()[0] for line in lines[start:]] == ["low", "high", "both", "floats", "zeroed", "Y"]
+    assert "expectations" in (DOCS / "index.md").read_text()

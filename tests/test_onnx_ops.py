@@ -299,6 +299,49 @@ def test_errors_are_fastbits_own():
         _fastbits(_op_model("BitwiseXor", TP.BOOL, 18)).run(None, {"a": np.zeros(2, bool), "b": np.zeros(2, bool)})
 
 
+def _unpacking_model(mask_type, named=True):
+    """Three nodes: w >> 4 ("high_nibble"), w & mask ("low_nibble"), then Concat ("both")."""
+    return _model(
+        [
+            oh.make_node("BitShift", ["w", "four"], ["high"], direction="RIGHT", name="high_nibble" if named else ""),
+            oh.make_node("BitwiseAnd", ["w", "mask"], ["low"], name="low_nibble" if named else ""),
+            oh.make_node("Concat", ["low", "high"], ["both"], axis=0, name="both"),
+        ],
+        [oh.make_tensor_value_info("w", TP.UINT8, ["n"]), oh.make_tensor_value_info("four", TP.UINT8, [1]),
+         oh.make_tensor_value_info("mask", mask_type, ["m"])],
+        [oh.make_tensor_value_info("both", TP.UINT8, ["k"])],
+        28,
+    )
+
+
+def test_error_names_the_node_and_the_graph_tensor():
+    """An error inside a model names the node and the graph's tensor behind the input at fault,
+    after fastbits' own message, and keeps its class."""
+    feeds = {"w": np.arange(4, dtype=np.uint8), "four": np.array([4], np.uint8), "mask": np.ones(4, np.uint16)}
+    sess = _fastbits(_unpacking_model(TP.UINT16))
+    with pytest.raises(fastbits.TypeConstraintError) as info:
+        sess.run(None, feeds)
+    assert str(info.value) == (
+        "BitwiseAnd: inputs 'A' and 'B' must have the same type T, but 'A' is tensor(uint8) and 'B' is "
+        "tensor(uint16); fastbits does not promote (cast one of them first)\n"
+        "  in node 'low_nibble' (BitwiseAnd): input 'A' is the graph's tensor 'w'; "
+        "input 'B' is the graph's tensor 'mask'"
+    )
+    feeds["mask"] = np.ones(3, np.uint8)
+    with pytest.raises(fastbits.BroadcastError, match=r"do not broadcast .*\n  in node 'low_nibble' \(BitwiseAnd\): "
+                       r"input 'A' is the graph's tensor 'w'; input 'B' is the graph's tensor 'mask'$"):
+        sess.run(None, feeds)
+    feeds["mask"] = np.ones(4, np.float32)
+    with pytest.raises(fastbits.TypeConstraintError, match=r"^BitwiseAnd: input 'B' has dtype float32 .*\n"
+                       r"  in node 'low_nibble' \(BitwiseAnd\): input 'B' is the graph's tensor 'mask'$"):
+        sess.run(None, feeds)
+    with pytest.raises(fastbits.TypeConstraintError, match=r"\n  in a node with no name \(BitwiseAnd\): "
+                       r"input 'B' is the graph's tensor 'mask'$"):
+        _fastbits(_unpacking_model(TP.FLOAT, named=False)).run(None, feeds)
+    feeds["mask"] = np.full(4, 15, np.uint8)
+    assert _fastbits(_unpacking_model(TP.UINT8)).run(None, feeds)[0].tolist() == [0, 1, 2, 3, 0, 0, 0, 0]
+
+
 @pytest.mark.parametrize(
     ("model", "message"),
     [

@@ -50,9 +50,51 @@ def test_pure_python_env_forces_pure_path():
     assert _run(code, FASTBITS_PURE_PYTHON="1") == "True"
 
 
-def test_import_does_not_import_onnx():
-    code = "import sys, fastbits; print(sorted(m for m in ('onnx', 'onnxruntime', 'hypothesis', 'pytest') if m in sys.modules))"
-    assert _run(code) == "[]"
+HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'hypothesis', 'pytest')
+
+
+@pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])
+def test_import_does_not_import_heavy_modules(pure):
+    """``import fastbits`` stays cheap: no ml_dtypes (most of a second), onnx or dask."""
+    code = f"import sys, fastbits; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    assert _run(code, FASTBITS_PURE_PYTHON=pure) == "[]"
+
+
+@pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])
+def test_ml_dtypes_is_imported_when_a_call_needs_it(pure):
+    """Calls on numpy's own types (errors that list ml_dtypes' types by name included) leave
+    ml_dtypes alone; the first call that needs one of its types imports it and works, on both
+    paths, and so do calls on arrays the user made with ml_dtypes imported first."""
+    code = """if True:
+        import sys
+        import numpy as np
+        import fastbits
+        x = np.arange(6, dtype=np.uint8)
+        fastbits.bitwise_and(x, x); fastbits.bitshift(x, 1, "LEFT"); fastbits.bitcast(x, "int8")
+        fastbits.bitcast(np.ones(2, np.float32), fastbits.DataType.INT32, copy=True)
+        for bad in ((x, "float128"), (x, "int64"), (np.zeros(2, np.longdouble), "int8")):
+            try:
+                fastbits.bitcast(*bad)
+            except fastbits.FastbitsError:
+                pass
+        print("ml_dtypes" in sys.modules)
+        print(fastbits.bitcast(x, "float8_e4m3fn").dtype.name, "ml_dtypes" in sys.modules)
+        print(fastbits.unpack(bytes([225, 7]), "int4", (3,)).tolist())
+        print(fastbits.pack(fastbits.unpack(bytes([225, 7]), 22, (3,))).tolist())
+    """
+    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == [
+        "False", "float8_e4m3fn True", "[1, -2, 7]", "[225, 7]"
+    ]
+    code = """if True:
+        import ml_dtypes
+        import numpy as np
+        import fastbits
+        x = np.array([1, -2, 7], ml_dtypes.int4)
+        for _ in range(2):  # the first call builds the compiled tables, the second takes them
+            print(fastbits.pack(x).tolist(), fastbits.bitcast(x, "uint4").tolist())
+            print(fastbits.bitcast(np.array([1.5], ml_dtypes.bfloat16), "uint16").tolist())
+    """
+    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == ["[225, 7] [1, 14, 7]", "[16320]"] * 2
 
 
 def test_public_names():
@@ -106,8 +148,16 @@ def test_main_job_passes():
     # the same environment, so the same outcome: a warning only for a fallback nobody asked for
     assert ("WARNING" in result.stderr) == (fastbits._ops.FALLBACK_REASON is not None)
     assert "threads: " in out and "numpy: " in out and "ml_dtypes: " in out
-    assert out.count("PASS") == 18 and "FAIL" not in out
-    assert "18 passed, 0 failed" in out
+    assert out.count("PASS") == 70 and "FAIL" not in out
+    assert "70 passed, 0 failed" in out
+    # one table, grouped by operator: each operator's rows together, in this order
+    table = [line.split()[0] for line in out.splitlines() if line.endswith("PASS")]
+    groups = [op for i, op in enumerate(table) if i == 0 or table[i - 1] != op]
+    assert groups == ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift-11", "BitShift-28",
+                      "BitCast", "pack/unpack"]
+    assert {op: table.count(op) for op in groups} == {
+        "BitwiseAnd": 4, "BitwiseOr": 4, "BitwiseXor": 4, "BitwiseNot": 3, "BitShift-11": 8, "BitShift-28": 28,
+        "BitCast": 14, "pack/unpack": 5}
 
 
 def test_main_job_reports_failures(monkeypatch, capsys):
@@ -116,7 +166,25 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     monkeypatch.setattr(main.fastbits, "bitcast", lambda x, to: x)  # wrong: no reinterpretation
     assert main.main([]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "14 failed" in out and "test_bitwise_and_i32_2d  " in out
+    assert "FAIL" in out and "56 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
+
+
+@pytest.mark.parametrize("name, wrong, failed", [
+    ("bitwise_xor", lambda a, b: a, 4),
+    ("bitwise_not", lambda x: x, 3),
+    ("bitshift", lambda x, y, direction: x << y, 18),  # every right shift
+    ("pack", lambda x: x.view("uint8"), 5),
+    ("unpack", lambda data, to, shape: fastbits.unpack(bytes(len(data)), to, shape), 5),
+    ("bitwise_or", lambda a, b: 1 / 0, 4),
+])
+def test_main_job_reports_any_operator_failing(monkeypatch, capsys, name, wrong, failed):
+    """A wrong result, or an exception, of any operator fails its rows and the exit status."""
+    import fastbits.__main__ as main
+
+    monkeypatch.setattr(main.fastbits, name, wrong)
+    assert main.main([]) == 1
+    out = capsys.readouterr().out
+    assert out.count("  FAIL") == failed and f"{70 - failed} passed, {failed} failed" in out
 
 
 def test_main_job_asked_for_pure_path_does_not_warn():
@@ -125,7 +193,7 @@ def test_main_job_asked_for_pure_path_does_not_warn():
     assert "backend: python (FASTBITS_PURE_PYTHON is set)\n" in result.stdout
     assert f"imported from: {LOCATION}\n" in result.stdout
     assert "WARNING" not in result.stderr and "never built" not in result.stdout
-    assert "18 passed, 0 failed" in result.stdout
+    assert "70 passed, 0 failed" in result.stdout
 
 
 def test_main_job_warns_when_the_kernels_were_never_built():
@@ -135,7 +203,7 @@ def test_main_job_warns_when_the_kernels_were_never_built():
     assert result.returncode == 0, result.stdout + result.stderr
     assert "backend: python (the compiled kernels were never built)\n" in result.stdout
     assert f"imported from: {LOCATION}\n" in result.stdout
-    assert "18 passed, 0 failed" in result.stdout
+    assert "70 passed, 0 failed" in result.stdout
     warning = " ".join(result.stderr.split())  # unwrapped
     assert warning.startswith("WARNING: fastbits is running its slow pure-Python path")
     assert "never built (import of fastbits._ops_c halted; None in sys.modules)" in warning

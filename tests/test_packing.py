@@ -217,9 +217,9 @@ BAD_CALLS = [
     ("unpack: data too long", lambda m: m.unpack(np.zeros(3, np.uint8), "uint2", (2, 2)), fastbits.ArgumentValueError,
      r"^unpack: input 'data' has 3 bytes, but shape \(2, 2\) of tensor\(uint2\) packs into 1 bytes"),
     ("unpack: shape an int", lambda m: m.unpack(b"", "int4", 3), fastbits.ArgumentTypeError,
-     r"^unpack: argument 'shape' must be a tuple of ints, not int 3$"),
+     r"^unpack: argument 'shape' must be a sequence of ints \(a tuple, a list\), not int 3$"),
     ("unpack: shape of floats", lambda m: m.unpack(b"", "int4", (1.5,)), fastbits.ArgumentTypeError,
-     r"^unpack: argument 'shape' must be a tuple of ints, but \(1\.5,\) holds float 1\.5$"),
+     r"^unpack: argument 'shape' must be a sequence of ints \(a tuple, a list\), but \(1\.5,\) holds float 1\.5$"),
     ("unpack: negative size", lambda m: m.unpack(b"", "int4", (2, -1)), fastbits.ArgumentValueError,
      r"^unpack: argument 'shape' \(2, -1\) has a negative size$"),
     ("unpack: too many axes", lambda m: m.unpack(b"\x01", "int4", (1,) * 65), fastbits.ArgumentValueError,
@@ -293,3 +293,11 @@ def test_bench_cases(numpy_helper):
             assert results["fastbits-c"]["status"] == ("ok" if "cython" in PACKING else "absent")
             assert results["onnx-ref"]["status"] == "ok"
             assert results["ort"]["status"] in ("n/a", "absent")
+
+
+@pytest.mark.parametrize("shape", [(2, 2), [2, 2], [np.int64(2), 2], range(2, 4, 1)])
+def test_unpack_takes_any_sequence_of_ints_as_shape(packing, shape):
+    """As numpy takes a shape: a tuple, a list, numpy ints, a range (here (2, 3))."""
+    data = bytes([0x21, 0x43, 0x65])[: (int(np.prod(shape)) + 1) // 2]
+    got = packing.unpack(data, "uint4", shape).view(np.uint8)
+    assert got.shape == tuple(shape) and got.reshape(-1).tolist() == [1, 2, 3, 4, 5, 6][: got.size]

@@ -1,8 +1,11 @@
-"""Every example of the two operator specs is a test, under the example's own name.
+"""Every example ``python -m fastbits`` checks is a test, under the example's own name.
 
-The examples live in ``fastbits._examples`` (``python -m fastbits`` runs them
-too); ``test_examples_match_spec_text`` holds that table against the spec
-files themselves when they are present (``../shared/spec`` beside the repo).
+The examples live in ``fastbits._examples``: the two operator specs' examples,
+ONNX's node tests of the other operators, a pack / unpack round trip of each
+sub-byte type.  ``test_examples_match_spec_text`` holds the spec examples against
+the spec files themselves when they are present (``../shared/spec`` beside the
+repo); ``test_node_test_examples_match_onnx`` holds the node tests against the
+installed onnx's, and the packed bytes against onnx's own packing.
 """
 
 from __future__ import annotations
@@ -14,34 +17,86 @@ import re
 import numpy as np
 import pytest
 
-from fastbits._examples import EXAMPLES
-from fastbits.spec import BITCAST
+from fastbits import spec
+from fastbits._examples import EXAMPLES, PACK_UNPACK
+from fastbits.spec import BITCAST, BITWISE_AND
 
 SPEC_DIR = pathlib.Path(__file__).resolve().parents[2] / "shared" / "spec"
 
 
 def _make_test(example):
-    def test(ops):
-        result = example.run(ops.bitwise_and, ops.bitcast)
-        assert result.dtype == example.expected.dtype
-        assert result.shape == example.expected.shape
-        if example.expected.dtype.kind == "f":
-            np.testing.assert_allclose(result, example.expected, rtol=1e-8, atol=0)
-        else:
-            np.testing.assert_array_equal(result, example.expected)
-        if example.op == BITCAST:
-            # exact bits: casting back gives the input bit for bit
-            back = ops.bitcast(result, example.inputs[0].dtype)
-            assert back.tobytes() == example.inputs[0].tobytes()
+    if example.op == PACK_UNPACK:
+        def test(packing):
+            assert example.failure(packing) is None
+    else:
+        def test(ops):
+            result = example.run(ops)
+            assert result.dtype == example.expected.dtype
+            assert result.shape == example.expected.shape
+            if example.expected.dtype.kind == "f":
+                np.testing.assert_allclose(result, example.expected, rtol=1e-8, atol=0)
+            else:
+                np.testing.assert_array_equal(result, example.expected)
+            # and a BitCast output casts back to the input bit for bit
+            assert example.failure(ops) is None
 
-    test.__name__ = example.name
-    test.__doc__ = f"Spec example {example.name} ({example.op})."
+    test.__name__ = _test_name(example)
+    test.__doc__ = f"Example {example.name} ({example.group})."
     return test
 
 
+def _test_name(example):
+    name = example.name if example.name.startswith("test_") else f"test_{example.name}"
+    return name if example.version in (None, spec.SINCE_VERSION.get(example.op)) else f"{name}_{example.version}"
+
+
 for _example in EXAMPLES:
-    globals()[_example.name] = _make_test(_example)
+    globals()[_test_name(_example)] = _make_test(_example)
 del _example
+
+
+def test_every_example_is_a_test():
+    assert len({_test_name(example) for example in EXAMPLES}) == len(EXAMPLES) == 70
+
+
+def test_bitshift_11_examples_refuse_signed_types(ops):
+    """A BitShift-11 example runs the operator as BitShift-11, which takes unsigned types only."""
+    example = next(e for e in EXAMPLES if e.group == "BitShift-11")
+    signed = type(example)(example.name, example.op, tuple(x.astype(np.int8) for x in example.inputs),
+                           example.expected.astype(np.int8), example.attributes, 11)
+    with pytest.raises(TypeError, match="BitShift-11 does not take"):
+        signed.run(ops)
+
+
+def test_node_test_examples_match_onnx():
+    """The node tests carried as data are onnx's, input for input; the packed bytes are what
+    ``onnx.numpy_helper.from_array`` stores."""
+    pytest.importorskip("onnx")
+    import onnx.numpy_helper
+    from onnx.backend.test.case.node import collect_testcases
+
+    with np.errstate(all="ignore"):
+        # every node test (onnx keeps the first collection's list for the process; ~5 s)
+        cases = {case.name: case for case in collect_testcases()}
+    checked = 0
+    for example in EXAMPLES:
+        if example.op in (BITWISE_AND, BITCAST):
+            continue
+        if example.op == PACK_UNPACK:
+            raw = onnx.numpy_helper.from_array(example.inputs[0]).raw_data
+            assert list(raw) == example.expected.tolist(), example.name
+            checked += 1
+            continue
+        case = cases[example.name]
+        (inputs, outputs), = case.data_sets
+        (node,) = case.model.graph.node
+        assert node.op_type == example.op, example.name
+        assert {a.name: a.s.decode() for a in node.attribute} == example.attributes, example.name
+        for got, want in zip((*example.inputs, example.expected), (*inputs, *outputs), strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape, example.name
+            np.testing.assert_array_equal(got, want, example.name)
+        checked += 1
+    assert checked == 4 + 4 + 3 + 8 + 28 + 5
 
 
 def _spec_text(name):
@@ -54,7 +109,7 @@ def _spec_text(name):
 def test_example_names_match_spec_text():
     names = set(re.findall(r"\*\*(test_\w+)\*\*", _spec_text("onnx-BitCast-26.txt")))
     names |= set(re.findall(r'name="(test_\w+)"', _spec_text("onnx-BitwiseAnd-18.txt")))
-    assert names == {example.name for example in EXAMPLES}
+    assert names == {example.name for example in EXAMPLES if example.op in (BITWISE_AND, BITCAST)}
     assert len(names) == 18
 
 
