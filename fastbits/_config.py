@@ -18,8 +18,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from . import spec
 from ._ops import runtime as _runtime
+from ._runtime_py import check_num_threads
 from .errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "set_config"]
@@ -137,7 +137,7 @@ def set_config(
             f"{', '.join(_SETTINGS)}"
         )
     if num_threads is not None:
-        num_threads = spec.check_num_threads(num_threads, "set_config: 'num_threads'")
+        num_threads = check_num_threads(num_threads, "set_config: 'num_threads'")
     grains = {"grain_cached": grain_cached, "grain_streamed": grain_streamed, "grain_strided": grain_strided}
     grains = {name: _size(name, value, 1) for name, value in grains.items() if value is not None}
     if pool_threshold is not None:

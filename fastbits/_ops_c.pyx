@@ -245,7 +245,7 @@ cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize
 
 
 cdef object _new_result(str op, int nd, cnp.npy_intp* shape, int code, Py_ssize_t nbytes):
-    """A fresh result; one that cannot be allocated is spec.allocate's AllocationError."""
+    """A fresh result; one that cannot be allocated is the runtime's AllocationError (_runtime_py.allocate)."""
     return new_array(nd, shape, DESCR[code], nbytes, op)
 
 
@@ -287,7 +287,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
         pl.s[2][d] = sb[ib] if (ib >= 0 and nb != 1) else 0
     total = _nbytes_or_minus_one(nd, shape, itemsize)
     if total < 0:
-        return None  # more bytes than an array can hold: spec.allocate raises on the slow path
+        return None  # more bytes than an array can hold: allocate raises on the slow path
     if out is None:
         O = _new_result(opname, nd, shape, code, total)
     else:

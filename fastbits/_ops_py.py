@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import spec
-from ._runtime_py import get_num_threads, set_num_threads
+from ._runtime_py import allocate, get_num_threads, set_num_threads
 from .spec import BITCAST, BITCAST_T1, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
 def _result(op: str, shape: tuple[int, ...], code: spec.DataType, out: Any) -> np.ndarray:
     """A new result array, or the checked ``out``."""
     if out is None:
-        return spec.allocate(op, shape, spec.numpy_dtype(code))
+        return allocate(op, shape, spec.numpy_dtype(code))
     return spec.check_out(op, out, shape, code)
 
 

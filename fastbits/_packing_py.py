@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import spec
+from ._runtime_py import allocate
 
 __all__ = ["pack", "unpack"]
 
@@ -108,7 +109,7 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     """
     array, code, shape = spec.check_unpack(data, to, shape)
     bits = spec.bit_width(code)
-    result = spec.allocate(spec.UNPACK, shape, spec.numpy_dtype(code))
+    result = allocate(spec.UNPACK, shape, spec.numpy_dtype(code))
     # the bits of each element are the byte ml_dtypes stores it as (spec.subbyte_bits)
     elements = result.reshape(-1).view(np.uint8)
     per = 8 // bits

@@ -14,7 +14,7 @@ module's shared library (see :mod:`fastbits._threadpool`).
 from cpython.object cimport PyObject
 from cpython.exc cimport PyErr_Clear
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t
 from libc.string cimport strncpy
 cimport numpy as cnp
 
@@ -30,6 +30,7 @@ from ._clib cimport (
 
 
 from . import _cpus, spec
+from ._runtime_py import allocate, check_num_threads
 
 cnp.import_array()
 
@@ -102,7 +103,7 @@ def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
     """
     if n is spec.REQUIRED or extra or keywords:
         raise spec.call_error("set_num_threads", (n, *extra), keywords)
-    n = spec.check_num_threads(n)
+    n = check_num_threads(n)
     fb_threads_set(min(n, 2**31 - 1))
 
 
@@ -154,10 +155,10 @@ cdef object _pooled_array(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
 
 
 cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
-    """Raise spec.allocate's AllocationError for an array that could not be allocated (numpy's
+    """Raise allocate's AllocationError for an array that could not be allocated (numpy's
     error, pending, is cleared)."""
     PyErr_Clear()
-    return spec.allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
+    return allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
 
 
 # ---------------------------------------------------------------------------

@@ -4,14 +4,22 @@ and no pool behind it.
 numpy's loops run on the calling thread and fresh results come from numpy's allocator, so the
 thread count is always 1 and the output pool never exists; the other settings are kept (and
 reported) so that code written for the compiled path runs unchanged.
+
+It also holds the two checks both runtimes share: a thread count (:func:`check_num_threads`)
+and a result that cannot be allocated (:func:`allocate`).
 """
 
 from __future__ import annotations
 
-from . import _cpus, spec
+from typing import Any
 
-__all__ = ["configure", "current_config", "get_num_threads", "release_memory", "runtime_info", "set_local_threads",
-           "set_num_threads"]
+import numpy as np
+
+from . import _cpus, spec
+from .errors import AllocationError, ArgumentTypeError, ArgumentValueError
+
+__all__ = ["allocate", "check_num_threads", "configure", "current_config", "get_num_threads", "release_memory",
+           "runtime_info", "set_local_threads", "set_num_threads"]
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
 _settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpus.default_stream_threshold(),
@@ -34,7 +42,7 @@ def set_num_threads(n: int, /) -> None:
 
     The pure path and builds without threads accept the value and stay on one thread.
     """
-    spec.check_num_threads(n)
+    check_num_threads(n)
 
 
 def set_local_threads(n: int) -> int:
@@ -78,3 +86,33 @@ def runtime_info() -> dict:
 def release_memory() -> int:
     """Nothing to release: return 0."""
     return 0
+
+
+def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
+
+    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
+    """
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
+    return int(n)
+
+
+def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A new C-contiguous result array, or :class:`AllocationError` when it cannot exist.
+
+    A broadcast of stride-0 views can ask for more elements than memory (or
+    than the address space) holds; numpy raises MemoryError or ValueError.
+    """
+    try:
+        return np.empty(shape, dtype=dtype)
+    except (MemoryError, ValueError):
+        count = 1
+        for size in shape:
+            count *= size
+        raise AllocationError(
+            f"{op}: the result of shape {tuple(shape)} and type {spec.type_string(spec.datatype_of(dtype))} "
+            f"needs {count * dtype.itemsize} bytes, which cannot be allocated"
+        ) from None

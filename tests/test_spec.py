@@ -249,13 +249,3 @@ def test_check_bitshift_version(code):
         else:
             with pytest.raises(fastbits.TypeConstraintError, match=rf"^BitShift: input 'X' is {re.escape(spec.type_string(code))}, which BitShift-{version} does not take"):
                 spec.check_bitshift_version(version, code)
-
-
-@pytest.mark.parametrize("n, error", [
-    (0, fastbits.ArgumentValueError), (-1, fastbits.ArgumentValueError), (1.5, fastbits.ArgumentTypeError),
-    (True, fastbits.ArgumentTypeError), ("2", fastbits.ArgumentTypeError), (None, fastbits.ArgumentTypeError),
-])
-def test_check_num_threads_refuses(n, error):
-    """An int below 1 is a wrong value; anything but an int, a wrong type (as set_config's thresholds)."""
-    with pytest.raises(error, match="set_num_threads"):
-        spec.check_num_threads(n)

@@ -1,0 +1,108 @@
+"""What ONNX allows: the one place that encodes ONNX's types and the operators' rules.
+
+Both implementations (the pure-Python path and the compiled one) take every check from here,
+so they cannot disagree on what is allowed.  One concern a module:
+
+* ``types``: :class:`DataType`, every ``TensorProto.DataType`` code of onnx 1.23 (0 to 28),
+  with each type's ONNX bit width and its numpy / ml_dtypes dtype (ml_dtypes is imported only
+  when a call needs one of its types);
+* ``operators``: BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot (opset 18), BitShift (11
+  and 28) and BitCast (26): their since-versions, input names and type constraints;
+* ``messages``: dtypes and type lists as the error messages show them;
+* ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
+* ``subbyte``: the bits of the 4- and 2-bit types and ONNX's packed layout;
+* ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
+* ``arguments``: the public functions' signatures and the error of a call that does not
+  fit one.
+
+Every ``check_*``/``resolve_*`` function either returns or raises one of the errors of
+:mod:`fastbits.errors` with a message that names the operator, the input and what was
+expected.  This package re-exports every public name of its modules.
+"""
+
+from .arguments import REQUIRED, SIGNATURES, call_error, public_function
+from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
+from .elementwise import (
+    as_array,
+    broadcast_shape,
+    check_bitshift_version,
+    check_copy,
+    check_direction,
+    check_operand,
+    check_operands,
+    check_out,
+)
+from .messages import describe_dtype, out_of_memory
+from .operators import (
+    BITCAST,
+    BITCAST_T1,
+    BITCAST_T2,
+    BITSHIFT,
+    BITSHIFT_11_T,
+    BITSHIFT_T,
+    BITWISE_AND,
+    BITWISE_AND_T,
+    BITWISE_NOT,
+    BITWISE_OR,
+    BITWISE_XOR,
+    DIRECTIONS,
+    INPUT_NAMES,
+    INTEGER_T,
+    SINCE_VERSION,
+    TYPE_CONSTRAINT,
+)
+from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
+from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, type_string
+
+__all__ = [
+    "BITCAST",
+    "BITCAST_T1",
+    "BITCAST_T2",
+    "BITSHIFT",
+    "BITSHIFT_11_T",
+    "BITSHIFT_T",
+    "BITWISE_AND",
+    "BITWISE_AND_T",
+    "BITWISE_NOT",
+    "BITWISE_OR",
+    "BITWISE_XOR",
+    "DIRECTIONS",
+    "DataType",
+    "INPUT_NAMES",
+    "INTEGER_T",
+    "ML_TYPES",
+    "PACK",
+    "REQUIRED",
+    "SIGNATURES",
+    "SINCE_VERSION",
+    "SUBBYTE_TYPES",
+    "TYPES",
+    "TYPE_CONSTRAINT",
+    "TypeInfo",
+    "UNPACK",
+    "as_array",
+    "bit_width",
+    "bitcast_allowed",
+    "broadcast_shape",
+    "call_error",
+    "check_bitcast",
+    "check_bitcast_to",
+    "check_bitshift_version",
+    "check_copy",
+    "check_direction",
+    "check_operand",
+    "check_operands",
+    "check_out",
+    "check_pack",
+    "check_unpack",
+    "datatype_of",
+    "describe_dtype",
+    "numpy_dtype",
+    "out_of_memory",
+    "packed_size",
+    "public_function",
+    "resolve_to",
+    "subbyte_bits",
+    "subbyte_byte_map",
+    "type_string",
+]

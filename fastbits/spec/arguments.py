@@ -1,0 +1,103 @@
+"""The public functions' signatures, and one wording of a call that does not fit them on both
+paths (Cython's own messages differ from Python's)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..errors import AllocationError, ArgumentTypeError
+from .messages import out_of_memory
+from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
+
+__all__ = ["REQUIRED", "SIGNATURES", "call_error", "public_function"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: The default the compiled functions give a positional parameter the caller must pass: they
+#: check the count themselves (:func:`call_error`), where Cython's own message would differ
+#: from Python's.
+REQUIRED: Any = _Required()
+
+#: Each public function's positional-only parameters and keyword-only ones (with defaults).
+SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "bitwise_and": (("a", "b"), {"out": None}),
+    "bitwise_or": (("a", "b"), {"out": None}),
+    "bitwise_xor": (("a", "b"), {"out": None}),
+    "bitwise_not": (("x",), {"out": None}),
+    "bitshift": (("x", "y", "direction"), {"out": None}),
+    "bitcast": (("x", "to"), {"copy": False}),
+    "pack": (("x",), {}),
+    "unpack": (("data", "to", "shape"), {}),
+    "get_num_threads": ((), {}),
+    "set_num_threads": (("n",), {}),
+}
+
+
+def _signature(function: str) -> str:
+    """``'bitshift(x, y, direction, /, *, out=None)'``."""
+    names, options = SIGNATURES[function]
+    parts = [*names, "/"] if names else []
+    if options:
+        parts += ["*", *(f"{name}={default!r}" for name, default in options.items())]
+    return f"{function}({', '.join(parts)})"
+
+
+def _names(names: Any) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -> ArgumentTypeError:
+    """The error of a call of ``function`` (a key of :data:`SIGNATURES`) that does not fit its
+    signature: ``args`` the positional arguments (:data:`REQUIRED` where none was given),
+    ``keywords`` the keyword arguments it does not take.  Both paths raise it."""
+    names, _ = SIGNATURES[function]
+    given = [arg for arg in args if arg is not REQUIRED]
+    misplaced = [name for name in keywords if name in names]
+    if misplaced:
+        what = f"{_names(misplaced)} {'is' if len(misplaced) == 1 else 'are'} positional-only, not " + (
+            "a keyword" if len(misplaced) == 1 else "keywords")
+    elif keywords:
+        what = f"unexpected keyword argument{'s' if len(keywords) > 1 else ''} {_names(keywords)}"
+    elif len(given) < len(names):
+        what = f"missing {_names(names[len(given):])}"
+    else:
+        what = f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, {len(names)} taken"
+    return ArgumentTypeError(f"{function}: {what}; expected {_signature(function)}")
+
+
+#: The operator a public function's errors name.
+_OPERATORS = {
+    "bitwise_and": BITWISE_AND,
+    "bitwise_or": BITWISE_OR,
+    "bitwise_xor": BITWISE_XOR,
+    "bitwise_not": BITWISE_NOT,
+    "bitshift": BITSHIFT,
+    "bitcast": BITCAST,
+}
+
+
+def public_function(function: Any) -> Any:
+    """A public function of the pure path, as the compiled path's behaves: a call that does not
+    fit :data:`SIGNATURES` gets :func:`call_error`, word for word, and a MemoryError of numpy's
+    is an :class:`AllocationError`."""
+    name = function.__name__
+    names, options = SIGNATURES[name]
+
+    @functools.wraps(function)
+    def checked(*args: Any, **keywords: Any) -> Any:
+        if len(args) != len(names) or not keywords.keys() <= options.keys():
+            unexpected = {key: value for key, value in keywords.items() if key not in options}
+            raise call_error(name, args, unexpected)
+        try:
+            return function(*args, **keywords)
+        except MemoryError as exc:
+            if isinstance(exc, AllocationError):
+                raise
+            raise out_of_memory(_OPERATORS.get(name, name), "an array it works in", exc) from None
+
+    return checked
