@@ -50,8 +50,8 @@ def test_pure_python_env_forces_pure_path():
     assert _run(code, FASTBITS_PURE_PYTHON="1") == "True"
 
 
-def test_import_does_not_import_onnx():
-    code = "import sys, fastbits; print(sorted(m for m in ('onnx', 'onnxruntime', 'hypothesis', 'pytest') if m in sys.modules))"
+def test_import_does_not_import_optional_packages():
+    code = "import sys, fastbits; print(sorted(m for m in ('onnx', 'onnxruntime', 'hypothesis', 'pytest', 'dask', 'distributed', 'xarray') if m in sys.modules))"
     assert _run(code) == "[]"
 
 
