@@ -64,6 +64,8 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------
@@ -74,6 +76,8 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         Shapes that do not broadcast, or an ``out`` of another shape.
     ArgumentValueError
         A Python int outside the other operand's range, or a read-only ``out``.
+    ArgumentTypeError
+        An ``out`` that is not a numpy array, or any ``out`` with a dask input.
     AllocationError
         A result too large to allocate.
 
@@ -128,6 +132,8 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     -------
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------
@@ -172,6 +178,8 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Notes
     -----
@@ -249,6 +257,8 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         sub-byte element keeps its bits: the 4 or 2 bits of the value its
         byte reads as (:func:`fastbits.spec.subbyte_bits`).  A view keeps the
         bytes as they are; a copy holds those bits, the high bits zero.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------

@@ -36,7 +36,9 @@ def pack(x: Any, /) -> np.ndarray:
         element's bits are those of the value its byte reads as, as BitCast keeps them (a
         float4e2m1 byte with a high bit set reads as negative).  For arrays whose bytes hold
         only those bits (all that ml_dtypes and ``onnx.numpy_helper.to_array`` make) these are
-        the bytes of ``onnx.numpy_helper.from_array(x).raw_data``.
+        the bytes of ``onnx.numpy_helper.from_array(x).raw_data``.  A dask array instead,
+        computed block by block, when ``x`` is one (docs/scaling-out.md: its chunks must hold
+        whole bytes).
 
     Raises
     ------
@@ -44,6 +46,9 @@ def pack(x: Any, /) -> np.ndarray:
         ``x`` is not of a sub-byte type.
     ArgumentTypeError
         ``x`` cannot be read as an array.
+    ArgumentValueError
+        ``x`` is a dask array split along another axis than the first, or whose chunks do not
+        hold whole bytes (the message says how to rechunk).
 
     Examples
     --------
@@ -84,7 +89,8 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     numpy.ndarray
         A new C-contiguous array of ``shape`` and the ml_dtypes type of ``to``: each element's
         bits in the low bits of its byte, the high bits zero.  The padding bits of the last
-        byte are ignored.
+        byte are ignored.  A dask array instead, computed block by block, when ``data`` is one
+        (docs/scaling-out.md).
 
     Raises
     ------

@@ -10,6 +10,8 @@ Skipped where dask is not installed (the ``dask`` extra).
 
 from __future__ import annotations
 
+import doctest
+import pathlib
 import re
 import tracemalloc
 
@@ -20,7 +22,7 @@ import pytest
 import fastbits
 from fastbits import spec
 
-from support import BINARY_OPS, INT_DTYPES, SUBBYTE_TYPES, assert_same_bits, random_ints, random_tensor, run_op, \
+from support import BINARY_OPS, SUBBYTE_TYPES, assert_same_bits, random_ints, random_tensor, run_op, \
     runtime_of, shift_amounts
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (pip install fastbits[dask])")
@@ -45,6 +47,11 @@ def compute(request):
     return lambda *results: tuple(connected.gather(connected.compute(list(results))))
 
 
+#: One type of each width, both signs: the dask layer is the same for every type (the eager
+#: operators' tests cover each type).
+DTYPES = [np.int8, np.uint16, np.int32, np.uint64]
+
+
 def lazy(array, chunks):
     return da.from_array(array, chunks=chunks)
 
@@ -64,7 +71,7 @@ def operands(name, dtype, seed):
 def test_binary_operator_equals_eager(ops, compute, name):
     """Every dtype, operands chunked differently (dask unifies them), broadcast per numpy."""
     cases = []
-    for seed, dtype in enumerate(INT_DTYPES):
+    for seed, dtype in enumerate(DTYPES):
         x, y = operands(name, dtype, seed)
         cases += [
             (x, y, run_op(ops, name, lazy(x, ((2, 4), (3, 3, 4))), lazy(y, ((4, 6),)))),
@@ -81,7 +88,7 @@ def test_binary_operator_equals_eager(ops, compute, name):
 
 
 def test_bitwise_not_equals_eager(ops, compute):
-    xs = [random_ints((7, 5), dtype, seed) for seed, dtype in enumerate(INT_DTYPES)]
+    xs = [random_ints((7, 5), dtype, seed) for seed, dtype in enumerate(DTYPES)]
     results = compute(*[ops.bitwise_not(lazy(x, (3, 2))) for x in xs])
     for x, got in zip(xs, results):
         assert_same_bits(got, ops.bitwise_not(x), context=x.dtype)
@@ -254,11 +261,11 @@ class Counter:
 def test_a_64_gib_graph_is_built_lazily_and_one_block_computed(ops):
     counter = Counter()
     rows = 1 << 17  # 131072 x 131072 int32: 64 GiB
+    x = da.random.default_rng(0).integers(0, 1 << 31, (rows, rows), dtype=np.int32, chunks=1 << 11)
+    x = x.map_blocks(counter, meta=np.empty((0, 0), np.int32))
+    y = da.arange(rows, dtype=np.int32, chunks=1 << 12)  # chunked otherwise: dask aligns them
     tracemalloc.start()
     try:
-        x = da.random.default_rng(0).integers(0, 1 << 31, (rows, rows), dtype=np.int32, chunks=1 << 11)
-        x = x.map_blocks(counter, meta=np.empty((0, 0), np.int32))
-        y = da.arange(rows, dtype=np.int32, chunks=1 << 12)  # chunked otherwise: dask aligns them
         result = ops.bitcast(ops.bitshift(ops.bitwise_and(x, y), 3, "LEFT"), "FLOAT")
         with pytest.raises(fastbits.TypeConstraintError):
             ops.bitwise_and(x, y.astype(np.int64))  # a build-time error on the same graph
@@ -302,3 +309,14 @@ def test_xarray_apply_ufunc_parallelized(ops):
     result = xr.apply_ufunc(ops.bitwise_and, array, mask, dask="parallelized", output_dtypes=[np.uint16])
     assert isinstance(result.data, da.Array)
     assert_same_bits(result.data.compute(scheduler="threads"), values & mask.values)
+
+
+def test_scaling_out_page_examples():
+    """docs/scaling-out.md's examples run as shown (the cluster example aside, a plain block)."""
+    pytest.importorskip("xarray", reason="xarray is not installed")
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "scaling-out.md"
+    if not page.exists():
+        pytest.skip("docs/ not beside the tests")
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 10
+    assert result.failed == 0
