@@ -51,8 +51,13 @@ def _task_threads() -> int:
     return get_config()["task_threads"]
 
 
-def _stand_in(x: Any) -> np.ndarray:
+def _stand_in(op: str, x: Any) -> np.ndarray:
     """A read-only array of the dtype and shape of dask array ``x`` that holds one element."""
+    if any(math.isnan(size) for size in x.shape):
+        raise ArgumentValueError(
+            f"{op}: a dask array input has unknown chunk sizes (shape {x.shape}); fastbits "
+            f"checks the shapes when it builds the graph: call x.compute_chunk_sizes() first"
+        )
     return np.broadcast_to(np.empty((), x.dtype), x.shape)
 
 
@@ -92,7 +97,7 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
     import dask.array as da
 
     _refuse_out(op, out)
-    stand_ins = [_stand_in(v) if found(v) else v for v in operands]
+    stand_ins = [_stand_in(op, v) if found(v) else v for v in operands]
     if len(operands) == 2:
         a, b, code = spec.check_operands(op, *stand_ins)
         checked = (a, b)
@@ -119,7 +124,7 @@ def bitcast(func: Callable[..., Any], x: Any, to: Any, copy: bool) -> Any:
     copy as the eager call makes it; ``copy`` already checked."""
     import dask.array as da
 
-    _, dst = spec.check_bitcast(x.dtype, to)
+    _, dst = spec.check_bitcast(x.dtype, to)  # the shape may be unknown: blocks keep theirs
     dtype = spec.numpy_dtype(dst)
     return da.map_blocks(_task, func, _task_threads(), x, dst, copy=copy, dtype=dtype,
                          meta=np.empty((0,) * x.ndim, dtype), token="bitcast")
@@ -135,7 +140,7 @@ def pack(func: Callable[..., Any], x: Any) -> Any:
     """
     import dask.array as da
 
-    _, code = spec.check_pack(_stand_in(x))
+    _, code = spec.check_pack(_stand_in(spec.PACK, x))
     per = 8 // spec.bit_width(code)
     if x.ndim == 0:
         x = x.reshape(1)
@@ -179,7 +184,7 @@ def unpack(func: Callable[..., Any], data: Any, to: Any, shape: Any) -> Any:
     """
     import dask.array as da
 
-    _, code, dims = spec.check_unpack(_stand_in(data), to, shape)
+    _, code, dims = spec.check_unpack(_stand_in(spec.UNPACK, data), to, shape)
     per = 8 // spec.bit_width(code)
     count = 1
     for size in dims:

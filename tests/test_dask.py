@@ -233,6 +233,19 @@ def test_pack_and_unpack_errors_are_the_eager_ones(packing):
             call(lazy(args[0], 2), *args[1:])
 
 
+def test_unknown_chunk_sizes_are_refused(ops, packing):
+    x = lazy(np.arange(6, dtype=np.uint8), 2)
+    unknown = x[x > 2]  # its chunk sizes are known only once computed
+    nibbles = lazy(np.arange(6, dtype=np.uint8).view(ml_dtypes.uint4), 2)[x > 2]
+    for call in (lambda: ops.bitwise_and(unknown, x[:3]), lambda: ops.bitwise_not(unknown),
+                 lambda: packing.pack(nibbles), lambda: packing.unpack(unknown, "uint2", (12,))):
+        with pytest.raises(fastbits.ArgumentValueError, match=r"unknown chunk sizes .*compute_chunk_sizes\(\)"):
+            call()
+    expected = np.arange(3, 6, dtype=np.uint8)
+    assert_same_bits(ops.bitwise_not(unknown.compute_chunk_sizes()).compute(), ~expected)
+    assert_same_bits(ops.bitcast(unknown, "INT8").compute(), expected.view(np.int8))  # blocks keep their shapes
+
+
 def test_out_is_refused_with_a_dask_input(ops):
     x = lazy(np.zeros(4, np.int32), 2)
     out = np.zeros(4, np.int32)
