@@ -27,7 +27,7 @@ __all__ = ["config_context", "get_config", "release_memory", "runtime_info", "se
 
 #: The settings' names, as get_config reports them and set_config takes them.
 _SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold",
-             "spin_time", "stream_threshold")
+             "spin_time", "stream_threshold", "task_threads")
 
 
 def get_config() -> dict[str, Any]:
@@ -43,7 +43,8 @@ def get_config() -> dict[str, Any]:
         bytes from which they do.  ``stream_threshold``: the bytes a call moves (inputs read and
         result written) from which it writes its result with streaming stores, around the
         cache.  ``spin_time``: the seconds the thread team's helpers watch for the next call
-        before they sleep.
+        before they sleep.  ``task_threads``: the threads a fastbits call inside a dask task
+        may use.
     """
     return _runtime.current_config()
 
@@ -74,6 +75,7 @@ def set_config(
     pool_threshold: int | None = None,
     stream_threshold: int | None = None,
     spin_time: float | None = None,
+    task_threads: int | None = None,
     **unknown: NoReturn,
 ) -> None:
     """Change settings; an argument left at None keeps its setting.
@@ -120,6 +122,12 @@ def set_config(
         call used watch.  The caller watches as long for the helpers' shares to finish.  0
         sends helpers to sleep at once.  Applies at once; the pure path keeps the value and
         ignores it.
+    task_threads : int, optional
+        Threads each fastbits call inside a dask task may use, the task's own thread included
+        (a positive int, default 1; at most ``num_threads`` of the process that runs the
+        task).  dask already runs one task per core (a worker thread each), so more threads
+        per task would oversubscribe the cores.  A graph keeps the value in force when it was
+        built, also on dask.distributed's workers; see docs/scaling-out.md.
 
     The grains are bytes (at least 1).  The pure path keeps them and ignores them.
 
@@ -138,6 +146,8 @@ def set_config(
         )
     if num_threads is not None:
         num_threads = check_num_threads(num_threads, "set_config: 'num_threads'")
+    if task_threads is not None:
+        task_threads = check_num_threads(task_threads, "set_config: 'task_threads'")
     grains = {"grain_cached": grain_cached, "grain_streamed": grain_streamed, "grain_strided": grain_strided}
     grains = {name: _size(name, value, 1) for name, value in grains.items() if value is not None}
     if pool_threshold is not None:
@@ -155,6 +165,7 @@ def set_config(
         pool_threshold=pool_threshold,
         stream_threshold=stream_threshold,
         spin_time=spin_time,
+        task_threads=task_threads,
     )
 
 

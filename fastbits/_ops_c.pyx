@@ -23,7 +23,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
 import numpy as np
 
-from . import _ops_py, spec
+from . import _dask, _ops_py, spec
 from ._clib cimport (
     FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
 )
@@ -506,6 +506,9 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out, obj
     ``out`` whose own rules numpy decides (a subclass, or two indexes on one element).
     """
     cdef cnp.ndarray A, B
+    if _dask.found(a, b):
+        func, params = _LAZY[op]
+        return _dask.elementwise(func, opname, (a, b), out, params)
     a, b, code = spec.check_operands(opname, a, b)
     shape = spec.broadcast_shape(opname, a.shape, b.shape)
     if out is not None:
@@ -552,6 +555,8 @@ cdef object _unary_slow(int op, str opname, object x, object out, object referen
     """The spec's checks, then the kernels on a normalised operand (``reference``: as for
     :func:`_binary_slow`)."""
     cdef cnp.ndarray X
+    if _dask.found(x):
+        return _dask.elementwise(bitwise_not, opname, (x,), out)
     x, code = spec.check_operand(opname, x)
     if out is not None:
         spec.check_out(opname, out, x.shape, code)
@@ -640,6 +645,12 @@ cdef object _bitshift_reference(str direction):
     """The pure bitshift in ``direction``, as ``_binary_slow`` calls a reference.  (A lambda in
     ``bitshift`` itself would make every call build a closure.)"""
     return lambda a, b, out=None: _ops_py.bitshift(a, b, direction, out=out)
+
+
+# The public function and its arguments after the operands, by loop: what _binary_slow applies
+# to each set of blocks of dask operands.
+cdef dict _LAZY = {FB_OP_AND: (bitwise_and, ()), FB_OP_OR: (bitwise_or, ()), FB_OP_XOR: (bitwise_xor, ()),
+                   FB_OP_SHL: (bitshift, (_LEFT,)), FB_OP_SHR: (bitshift, (_RIGHT,))}
 
 
 # ---------------------------------------------------------------------------
@@ -746,6 +757,8 @@ cdef object _bitcast_slow(object x, object to, object copy):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
     cdef int src, dst, t
     copy = spec.check_copy(BITCAST, copy)
+    if _dask.found(x):
+        return _dask.bitcast(bitcast, x, to, copy)
     x = spec.as_array(BITCAST, x, "input", spec.BITCAST_T1)
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import spec
+from . import _dask, spec
 from ._runtime_py import allocate, get_num_threads, set_num_threads
 from .spec import BITCAST, BITCAST_T1, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
@@ -35,6 +35,8 @@ def _result(op: str, shape: tuple[int, ...], code: spec.DataType, out: Any) -> n
 
 
 def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any) -> np.ndarray:
+    if _dask.found(a, b):
+        return _dask.elementwise(_BINARY[op], op, (a, b), out)
     a, b, code = spec.check_operands(op, a, b)
     out = _result(op, spec.broadcast_shape(op, a.shape, b.shape), code, out)
     # numpy reads either byte order and any strides, and copies an input
@@ -62,6 +64,8 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------
@@ -72,6 +76,8 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         Shapes that do not broadcast, or an ``out`` of another shape.
     ArgumentValueError
         A Python int outside the other operand's range, or a read-only ``out``.
+    ArgumentTypeError
+        An ``out`` that is not a numpy array, or any ``out`` with a dask input.
     AllocationError
         A result too large to allocate.
 
@@ -97,6 +103,8 @@ def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarra
 def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
 
+
+_BINARY = {BITWISE_AND: bitwise_and, BITWISE_OR: bitwise_or, BITWISE_XOR: bitwise_xor}
 
 # The three share one text: the operator, its symbol and an example differ.
 bitwise_and.__doc__ = _BINARY_DOC.format(
@@ -128,6 +136,8 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     -------
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------
@@ -144,6 +154,8 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     >>> fastbits.bitwise_not(np.array([0, 5, -1], np.int8))
     array([-1, -6,  0], dtype=int8)
     """
+    if _dask.found(x):
+        return _dask.elementwise(bitwise_not, BITWISE_NOT, (x,), out)
     x, code = spec.check_operand(BITWISE_NOT, x)
     out = _result(BITWISE_NOT, x.shape, code, out)
     np.invert(x, out=out)
@@ -171,6 +183,8 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Notes
     -----
@@ -198,6 +212,8 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     array([-4,  0], dtype=int8)
     """
     direction = spec.check_direction(direction)
+    if _dask.found(x, y):
+        return _dask.elementwise(bitshift, BITSHIFT, (x, y), out, (direction,))
     x, y, code = spec.check_operands(BITSHIFT, x, y)
     out = _result(BITSHIFT, spec.broadcast_shape(BITSHIFT, x.shape, y.shape), code, out)
     dtype = spec.numpy_dtype(code)  # native byte order: values, not bytes, from here on
@@ -247,6 +263,8 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         sub-byte element keeps its bits: the 4 or 2 bits of the value its
         byte reads as (:func:`fastbits.spec.subbyte_bits`).  A view keeps the
         bytes as they are; a copy holds those bits, the high bits zero.
+        A dask array instead, computed block by block, when an input is
+        one (docs/scaling-out.md).
 
     Raises
     ------
@@ -265,6 +283,8 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     array([ 1065353216, -1071644672], dtype=int32)
     """
     copy = spec.check_copy(BITCAST, copy)
+    if _dask.found(x):
+        return _dask.bitcast(bitcast, x, to, copy)
     x = spec.as_array(BITCAST, x, "input", BITCAST_T1)
     src, dst = spec.check_bitcast(x.dtype, to)
     target = spec.numpy_dtype(dst)

@@ -22,7 +22,7 @@ from libc.stdint cimport uint8_t
 
 import numpy as np
 
-from . import _packing_py, spec
+from . import _dask, _packing_py, spec
 from ._clib cimport FB_GRAIN_STRIDED, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_threads_for, fb_unpack
 from ._engine cimport MAXD
 from ._runtime cimport get_config, new_array, run_shares
@@ -137,6 +137,8 @@ def pack(x=REQUIRED, /, *extra, **keywords):
     if code >= 0:
         X = <cnp.ndarray>x
     else:
+        if _dask.found(x):
+            return _dask.pack(pack, x)
         x, c = spec.check_pack(x)
         code = int(c)
         if not READY:
@@ -215,6 +217,8 @@ def unpack(data=REQUIRED, to=REQUIRED, shape=REQUIRED, /, *extra, **keywords):
               and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, BITS[code])):
             packed = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>data)
     if packed == NULL:
+        if _dask.found(data):
+            return _dask.unpack(unpack, data, to, shape)
         array, c, shape = spec.check_unpack(data, to, shape)
         code = int(c)
         if not READY:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import spec
+from . import _dask, spec
 from ._runtime_py import allocate
 
 __all__ = ["pack", "unpack"]
@@ -38,7 +38,9 @@ def pack(x: Any, /) -> np.ndarray:
         element's bits are those of the value its byte reads as, as BitCast keeps them (a
         float4e2m1 byte with a high bit set reads as negative).  For arrays whose bytes hold
         only those bits (all that ml_dtypes and ``onnx.numpy_helper.to_array`` make) these are
-        the bytes of ``onnx.numpy_helper.from_array(x).raw_data``.
+        the bytes of ``onnx.numpy_helper.from_array(x).raw_data``.  A dask array instead,
+        computed block by block, when ``x`` is one (docs/scaling-out.md: its chunks must hold
+        whole bytes).
 
     Raises
     ------
@@ -46,6 +48,9 @@ def pack(x: Any, /) -> np.ndarray:
         ``x`` is not of a sub-byte type.
     ArgumentTypeError
         ``x`` cannot be read as an array, or the call does not fit the signature.
+    ArgumentValueError
+        ``x`` is a dask array split along another axis than the first, or whose chunks do not
+        hold whole bytes (the message says how to rechunk).
 
     Examples
     --------
@@ -53,6 +58,8 @@ def pack(x: Any, /) -> np.ndarray:
     >>> fastbits.pack(np.array([1, -2, 7], ml_dtypes.int4))
     array([225,   7], dtype=uint8)
     """
+    if _dask.found(x):
+        return _dask.pack(pack, x)
     x, code = spec.check_pack(x)
     bits = spec.bit_width(code)
     per = 8 // bits  # elements to a byte, element k of a byte at bit k * bits
@@ -85,7 +92,8 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     numpy.ndarray
         A new C-contiguous array of ``shape`` and the ml_dtypes type of ``to``: each element's
         bits in the low bits of its byte, the high bits zero.  The padding bits of the last
-        byte are ignored.
+        byte are ignored.  A dask array instead, computed block by block, when ``data`` is one
+        (docs/scaling-out.md).
 
     Raises
     ------
@@ -107,6 +115,8 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     >>> values.dtype.name, values.tolist()
     ('int4', [1, -2, 7])
     """
+    if _dask.found(data):
+        return _dask.unpack(unpack, data, to, shape)
     array, code, shape = spec.check_unpack(data, to, shape)
     bits = spec.bit_width(code)
     result = allocate(spec.UNPACK, shape, spec.numpy_dtype(code))

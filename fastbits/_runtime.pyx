@@ -164,6 +164,9 @@ cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str 
 # ---------------------------------------------------------------------------
 # Configuration (validated by fastbits._config)
 
+# The thread cap of a fastbits call inside a dask task (fastbits._dask reads it); no C uses it.
+_task_threads = 1
+
 def current_config():
     """The settings, as :func:`fastbits.get_config` reports them."""
     config = {"num_threads": get_num_threads()}
@@ -173,14 +176,18 @@ def current_config():
         "pool_threshold": int(_pool_bytes),
         "stream_threshold": int(fb_stream_threshold_get()),
         "spin_time": fb_team_get_spin() / 1e9,
+        "task_threads": _task_threads,
     })
     return config
 
 
 def configure(num_threads=None, grain_cached=None, grain_streamed=None, grain_strided=None,
-              output_pool=None, pool_threshold=None, stream_threshold=None, spin_time=None):
+              output_pool=None, pool_threshold=None, stream_threshold=None, spin_time=None,
+              task_threads=None):
     """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
-    global _pool_bytes, _pool_on
+    global _pool_bytes, _pool_on, _task_threads
+    if task_threads is not None:
+        _task_threads = task_threads
     if num_threads is not None:
         set_num_threads(num_threads)
     for name, value in (("grain_cached", grain_cached), ("grain_streamed", grain_streamed),

@@ -23,7 +23,7 @@ __all__ = ["allocate", "check_num_threads", "configure", "current_config", "get_
 
 # The compiled runtime's defaults (tests/test_config.py holds the two in step).
 _settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpus.default_stream_threshold(),
-             "spin_time": _cpus.default_spin_time()}
+             "spin_time": _cpus.default_spin_time(), "task_threads": 1}
 
 
 @spec.public_function
@@ -55,7 +55,8 @@ def current_config() -> dict:
     return {"num_threads": 1, "grain_cached": _settings["grain_cached"],
             "grain_streamed": _settings["grain_streamed"], "grain_strided": _settings["grain_strided"],
             "output_pool": False, "pool_threshold": _settings["pool_threshold"],
-            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"]}
+            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"],
+            "task_threads": _settings["task_threads"]}
 
 
 def configure(num_threads=None, output_pool=None, **settings) -> None:

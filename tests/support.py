@@ -345,6 +345,17 @@ def bitshift_reference(x, y, direction):
     return np.array(results, dtype).reshape(x.shape)
 
 
+def runtime_of(ops):
+    """The runtime module behind an implementation module (the ``ops`` fixture's)."""
+    if ops.__name__ == "fastbits._ops_c":
+        from fastbits import _runtime
+
+        return _runtime
+    from fastbits import _runtime_py
+
+    return _runtime_py
+
+
 def run_python(code, **env):
     """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
     tree would shadow the installed package), with the OpenMP and thread variables only as given."""

@@ -15,10 +15,10 @@ import pytest
 import fastbits
 from fastbits import _config, _cpus, _runtime_py
 
-from support import run_python
+from support import run_python, runtime_of
 
 SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold", "spin_time",
-            "stream_threshold")
+            "stream_threshold", "task_threads")
 RUNTIME_KEYS = {
     "backend", "threads_available", "helper_threads", "parallel_calls", "helper_shares", "last_call_threads",
     "output_pool_available",
@@ -27,19 +27,10 @@ RUNTIME_KEYS = {
 }
 
 
-def _runtime_of(ops):
-    """The runtime module behind an implementation module (the ``ops`` fixture's)."""
-    if ops.__name__ == "fastbits._ops_c":
-        from fastbits import _runtime
-
-        return _runtime
-    return _runtime_py
-
-
 @pytest.fixture
 def config(ops, monkeypatch):
     """The config API bound to ``ops``' runtime; its settings are put back after the test."""
-    runtime = _runtime_of(ops)
+    runtime = runtime_of(ops)
     monkeypatch.setattr(_config, "_runtime", runtime)
     before = runtime.current_config()
     yield runtime
@@ -95,6 +86,12 @@ def test_values_round_trip(config, ops):
     assert fastbits.get_config()["num_threads"] == (2 if _threaded(config) else 1)
     fastbits.set_config(num_threads=np.int32(1))
     assert ops.get_num_threads() == 1 == fastbits.get_config()["num_threads"]
+
+    assert fastbits.get_config()["task_threads"] == 1  # the default
+    fastbits.set_config(task_threads=np.int16(3))
+    assert fastbits.get_config()["task_threads"] == 3 and type(fastbits.get_config()["task_threads"]) is int
+    fastbits.set_config(task_threads=2**40)  # above num_threads: kept; the runtime caps a call
+    assert fastbits.get_config()["task_threads"] == 2**40
 
     pool = config.runtime_info()["output_pool_available"]
     fastbits.set_config(output_pool=False)
@@ -164,6 +161,9 @@ BAD_VALUES = [
     ("spin_time", "1ms", fastbits.ArgumentTypeError, "must be a number of seconds, not '1ms'"),
     ("spin_time", True, fastbits.ArgumentTypeError, "must be a number of seconds, not True"),
     ("spin_time", 1j, fastbits.ArgumentTypeError, "must be a number of seconds, not 1j"),
+    ("task_threads", 0, fastbits.ArgumentValueError, "must be a positive int, not 0"),
+    ("task_threads", 2.0, fastbits.ArgumentTypeError, "must be a positive int, not float 2.0"),
+    ("task_threads", False, fastbits.ArgumentTypeError, "must be a positive int, not bool False"),
     ("output_pool", 0, fastbits.ArgumentTypeError, "must be True or False, not 0"),
     ("output_pool", 1, fastbits.ArgumentTypeError, "must be True or False, not 1"),
     ("output_pool", "2", fastbits.ArgumentTypeError, "must be True or False, not '2'"),
@@ -252,12 +252,13 @@ def test_pure_defaults_equal_compiled_defaults():
     import json
 
     compiled, pure = json.loads(run_python(code).stdout)
-    for key in ("grain_cached", "grain_streamed", "grain_strided", "pool_threshold", "stream_threshold", "spin_time"):
+    for key in ("grain_cached", "grain_streamed", "grain_strided", "pool_threshold", "stream_threshold", "spin_time",
+                "task_threads"):
         assert pure[key] == compiled[key], key
     assert {key: compiled[key] for key in _cpus.GRAINS} == _cpus.GRAINS
     assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
     assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.0001
-    assert pure["num_threads"] == 1 and pure["output_pool"] is False
+    assert pure["num_threads"] == 1 and pure["output_pool"] is False and compiled["task_threads"] == 1
 
 
 @pytest.mark.compiled

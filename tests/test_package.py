@@ -50,7 +50,7 @@ def test_pure_python_env_forces_pure_path():
     assert _run(code, FASTBITS_PURE_PYTHON="1") == "True"
 
 
-HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'hypothesis', 'pytest')
+HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'distributed', 'xarray', 'hypothesis', 'pytest')
 
 
 @pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])

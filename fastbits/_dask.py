@@ -1,0 +1,196 @@
+"""fastbits' operators on dask arrays: lazy results, computed block by block.
+
+When an operand of an operator is a dask array, the operator returns a dask array whose blocks
+are the eager operator applied to the operands' blocks (``dask.array.blockwise`` /
+``map_blocks``).  Nothing is computed until the user asks.  The same spec checks as an eager
+call run when the graph is built, on stand-ins of the dask operands that have their dtype and
+shape and hold one element (:func:`_stand_in`), so a wrong type, shape, ``to`` or ``direction``
+raises at once, with the eager call's error.
+
+fastbits never imports dask: :func:`found` recognises a dask array only when ``dask.array`` is
+already imported, and the operators' slow paths (both implementations) ask it before they read
+an operand with ``numpy.asarray``.  Each task caps the threads of the fastbits call it makes at
+the ``task_threads`` setting in force when the graph was built (:func:`fastbits.set_config`):
+dask runs one task per core already.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from . import spec
+from .errors import ArgumentTypeError, ArgumentValueError
+
+__all__ = ["bitcast", "elementwise", "found", "pack", "unpack"]
+
+
+def found(*values: Any) -> bool:
+    """Whether any of ``values`` is a dask array; False at once while dask.array is not imported."""
+    dask_array = sys.modules.get("dask.array")
+    return dask_array is not None and any(isinstance(value, dask_array.Array) for value in values)
+
+
+def _task(func: Callable[..., Any], threads: int, *args: Any, **kwargs: Any) -> Any:
+    """One block: ``func(*args, **kwargs)`` with this thread's fastbits calls capped at ``threads``."""
+    from ._ops import runtime
+
+    previous = runtime.set_local_threads(threads)
+    try:
+        return func(*args, **kwargs)
+    finally:
+        runtime.set_local_threads(previous)
+
+
+def _task_threads() -> int:
+    from ._config import get_config
+
+    return get_config()["task_threads"]
+
+
+def _stand_in(op: str, x: Any) -> np.ndarray:
+    """A read-only array of the dtype and shape of dask array ``x`` that holds one element."""
+    if any(math.isnan(size) for size in x.shape):
+        raise ArgumentValueError(
+            f"{op}: a dask array input has unknown chunk sizes (shape {x.shape}); fastbits "
+            f"checks the shapes when it builds the graph: call x.compute_chunk_sizes() first"
+        )
+    return np.broadcast_to(np.empty((), x.dtype), x.shape)
+
+
+def _refuse_out(op: str, out: Any) -> None:
+    if out is not None:
+        raise ArgumentTypeError(
+            f"{op}: 'out' cannot be given with a dask array input: the result is a lazy dask "
+            f"array whose blocks are computed where dask runs them; write it with "
+            f"dask.array.store(result, out), or take result.compute()"
+        )
+
+
+def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], out: Any,
+                params: tuple[Any, ...] = ()) -> Any:
+    """``func(*blocks, *params)`` over the numpy-style broadcast of ``operands``, lazily.
+
+    Parameters
+    ----------
+    func : callable
+        The eager operator (:func:`fastbits.bitwise_and`, ...), run on each set of blocks.
+    op : str
+        The ONNX operator's name, for the spec checks and their messages.
+    operands : tuple
+        One or two operands, at least one a dask array; the others numpy arrays, array-likes
+        or (one of two) a Python int, read as the eager operator reads them.
+    out : None
+        Refused unless None: a lazy result has no array to write into.
+    params : tuple
+        The arguments after the operands (BitShift's checked ``direction``).
+
+    Returns
+    -------
+    dask.array.Array
+        The broadcast shape, the operands' type in native byte order; its chunks are those of
+        the operands, unified by dask.
+    """
+    import dask.array as da
+
+    _refuse_out(op, out)
+    stand_ins = [_stand_in(op, v) if found(v) else v for v in operands]
+    if len(operands) == 2:
+        a, b, code = spec.check_operands(op, *stand_ins)
+        checked = (a, b)
+        ndim = len(spec.broadcast_shape(op, a.shape, b.shape))
+    else:
+        x, code = spec.check_operand(op, stand_ins[0])
+        checked = (x,)
+        ndim = x.ndim
+    # The dask operands as given, the others as the checks read them (a Python int: a 0-d
+    # array of the other operand's type); axes aligned at the last one, as numpy does.
+    pairs = []
+    for given, array in zip(operands, checked):
+        pairs += [given if found(given) else array, tuple(range(ndim - array.ndim, ndim))]
+    dtype = spec.numpy_dtype(code)
+    return da.blockwise(
+        _task, tuple(range(ndim)), func, None, _task_threads(), None, *pairs,
+        *[item for param in params for item in (param, None)],
+        dtype=dtype, meta=np.empty((0,) * ndim, dtype), token=op.lower(),
+    )
+
+
+def bitcast(func: Callable[..., Any], x: Any, to: Any, copy: bool) -> Any:
+    """``func(block, to, copy=copy)`` on each block of dask array ``x``: each block a view or a
+    copy as the eager call makes it; ``copy`` already checked."""
+    import dask.array as da
+
+    _, dst = spec.check_bitcast(x.dtype, to)  # the shape may be unknown: blocks keep theirs
+    dtype = spec.numpy_dtype(dst)
+    return da.map_blocks(_task, func, _task_threads(), x, dst, copy=copy, dtype=dtype,
+                         meta=np.empty((0,) * x.ndim, dtype), token="bitcast")
+
+
+def pack(func: Callable[..., Any], x: Any) -> Any:
+    """``func(block)`` on each block of dask array ``x``: the packed bytes, one chunk per block.
+
+    pack reads the elements in C order, so a block's elements must be one run of that order
+    (only the first axis split into chunks) that starts on a byte (every chunk before the last
+    non-empty one holds a whole number of bytes' worth of elements).  Otherwise the error says
+    how to rechunk.
+    """
+    import dask.array as da
+
+    _, code = spec.check_pack(_stand_in(spec.PACK, x))
+    per = 8 // spec.bit_width(code)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    split = [axis for axis in range(1, x.ndim) if x.numblocks[axis] > 1]
+    if split:
+        raise ArgumentValueError(
+            f"{spec.PACK}: input 'x' is a dask array split into chunks along axis {split[0]}; "
+            f"pack reads the elements in C order, so only the first axis may be split: rechunk "
+            f"first, x.rechunk({{{', '.join(f'{axis}: -1' for axis in split)}}})"
+        )
+    row = 1
+    for size in x.shape[1:]:
+        row *= size
+    counts = [chunk * row for chunk in x.chunks[0]]
+    last = max((i for i, count in enumerate(counts) if count), default=0)
+    if any(count % per for count in counts[:last]):
+        step = per // math.gcd(per, row)  # the rows that fill whole bytes
+        example = max(step, x.chunks[0][0] // step * step)
+        raise ArgumentValueError(
+            f"{spec.PACK}: input 'x' is a dask array whose chunks hold {tuple(counts)} elements; "
+            f"{spec.type_string(code)} packs {per} elements to a byte, so every chunk but the "
+            f"last must hold a multiple of {per}: rechunk its first axis into multiples of "
+            f"{step} first, for example x.rechunk({{0: {example}}})"
+        )
+    sizes = tuple(spec.packed_size(code, count) for count in counts)
+    return da.map_blocks(_task, func, _task_threads(), x, chunks=(sizes,),
+                         drop_axis=list(range(1, x.ndim)), dtype=np.uint8,
+                         meta=np.empty((0,), np.uint8), token="pack")
+
+
+def _unpack_block(func: Callable[..., Any], block: np.ndarray, code: spec.DataType) -> np.ndarray:
+    """Every element a block of packed bytes holds, the padding of the last byte included."""
+    return func(block, code, (block.shape[0] * (8 // spec.bit_width(code)),))
+
+
+def unpack(func: Callable[..., Any], data: Any, to: Any, shape: Any) -> Any:
+    """The elements of dask array ``data`` (packed bytes), block by block, then cut to ``shape``.
+
+    Every block of bytes unpacks by itself, so any chunks work; the last block's padding is
+    cut off and the result reshaped (lazily, by dask).
+    """
+    import dask.array as da
+
+    _, code, dims = spec.check_unpack(_stand_in(spec.UNPACK, data), to, shape)
+    per = 8 // spec.bit_width(code)
+    count = 1
+    for size in dims:
+        count *= size
+    dtype = spec.numpy_dtype(code)
+    flat = da.map_blocks(_task, _unpack_block, _task_threads(), func, data, code,
+                         chunks=(tuple(chunk * per for chunk in data.chunks[0]),), dtype=dtype,
+                         meta=np.empty((0,), dtype), token="unpack")
+    return flat[:count].reshape(dims)
