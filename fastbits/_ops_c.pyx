@@ -46,6 +46,17 @@ __all__ = [
 ]
 
 
+cdef extern from "Python.h":
+    ctypedef struct PyMethodDef:
+        const char* ml_name
+        void* ml_meth
+        int ml_flags
+        const char* ml_doc
+    int METH_FASTCALL
+    int METH_KEYWORDS
+    object PyCFunction_NewEx(PyMethodDef* definition, PyObject* self, object module)
+
+
 cdef extern from "numpy/arrayobject.h":
     # declared with PyObject* so that the stolen descr reference is explicit
     object PyArray_View_steals "PyArray_View"(cnp.ndarray arr, void* descr, void* subtype)
@@ -569,41 +580,30 @@ cdef object _unary_slow(int op, str opname, object x, object out, object referen
     return reference(x, out=out) if r is None else r
 
 
-# Each function checks its own argument count and keywords, so that a wrong call gets the pure
-# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
-cdef object REQUIRED = spec.REQUIRED
+# The public functions' bodies, called by their entry points (below) with checked arguments.
 
-
-def bitwise_and(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
-    if b is REQUIRED or extra or keywords:
-        raise spec.call_error("bitwise_and", (a, b, *extra), keywords)
+cdef object _bitwise_and(object a, object b, object out):
     r = _binary_fast(FB_OP_AND, BITWISE_AND, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, _ops_py.bitwise_and)
 
 
-def bitwise_or(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
-    if b is REQUIRED or extra or keywords:
-        raise spec.call_error("bitwise_or", (a, b, *extra), keywords)
+cdef object _bitwise_or(object a, object b, object out):
     r = _binary_fast(FB_OP_OR, BITWISE_OR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_OR, BITWISE_OR, a, b, out, _ops_py.bitwise_or)
 
 
-def bitwise_xor(a=REQUIRED, b=REQUIRED, /, *extra, out=None, **keywords):
-    if b is REQUIRED or extra or keywords:
-        raise spec.call_error("bitwise_xor", (a, b, *extra), keywords)
+cdef object _bitwise_xor(object a, object b, object out):
     r = _binary_fast(FB_OP_XOR, BITWISE_XOR, a, b, out)
     if r is not None:
         return r
     return _binary_slow(FB_OP_XOR, BITWISE_XOR, a, b, out, _ops_py.bitwise_xor)
 
 
-def bitwise_not(x=REQUIRED, /, *extra, out=None, **keywords):
-    if x is REQUIRED or extra or keywords:
-        raise spec.call_error("bitwise_not", (x, *extra), keywords)
+cdef object _bitwise_not(object x, object out):
     r = _unary_fast(FB_OP_NOT, BITWISE_NOT, x, out)
     if r is not None:
         return r
@@ -631,9 +631,7 @@ cdef int _shift_op(object direction) except -1:
     return <int>found
 
 
-def bitshift(x=REQUIRED, y=REQUIRED, direction=REQUIRED, /, *extra, out=None, **keywords):
-    if direction is REQUIRED or extra or keywords:
-        raise spec.call_error("bitshift", (x, y, direction, *extra), keywords)
+cdef object _bitshift(object x, object y, object direction, object out):
     cdef int op = _shift_op(direction)
     r = _binary_fast(op, BITSHIFT, x, y, out)
     if r is not None:
@@ -648,9 +646,8 @@ cdef object _bitshift_reference(str direction):
 
 
 # The public function and its arguments after the operands, by loop: what _binary_slow applies
-# to each set of blocks of dask operands.
-cdef dict _LAZY = {FB_OP_AND: (bitwise_and, ()), FB_OP_OR: (bitwise_or, ()), FB_OP_XOR: (bitwise_xor, ()),
-                   FB_OP_SHL: (bitshift, (_LEFT,)), FB_OP_SHR: (bitshift, (_RIGHT,))}
+# to each set of blocks of dask operands (filled once the public functions exist, below).
+cdef dict _LAZY = {}
 
 
 # ---------------------------------------------------------------------------
@@ -731,11 +728,9 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     return O
 
 
-def bitcast(x=REQUIRED, to=REQUIRED, /, *extra, copy=False, **keywords):
+cdef object _bitcast(object x, object to, object copy):
     cdef cnp.ndarray X
     cdef int t, src, dst
-    if to is REQUIRED or extra or keywords:
-        raise spec.call_error("bitcast", (x, to, *extra), keywords)
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
@@ -783,9 +778,100 @@ cdef object _bitcast_slow(object x, object to, object copy):
     return _ops_py.bitcast(x, to, copy=copy)
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
-# and its signatures (inspect follows __wrapped__), not the defaults above.
-for _function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast):
-    _function.__doc__ = getattr(_ops_py, _function.__name__).__doc__
-    _function.__wrapped__ = getattr(_ops_py, _function.__name__)
-del _function
+# ---------------------------------------------------------------------------
+# Entry points: vectorcall functions that check their own arguments
+#
+# Each public function is a builtin taking CPython's vectorcall arguments (METH_FASTCALL): a
+# right call costs a count and, with a keyword, one string comparison; a wrong one gets the pure
+# path's error word for word (spec.call_error), where Cython's own parser would word it its
+# own way.  Their docstrings and signatures are the pure module's (help() and inspect read them).
+
+cdef object _DEFAULT_COPY = False   # an object: Cython's bare False is the C integer 0
+cdef PyObject* _NONE = <PyObject*>None
+cdef PyObject* _FALSE = <PyObject*>_DEFAULT_COPY
+cdef str _OUT = "out"
+cdef str _COPY = "copy"
+
+
+cdef int check_call(str function, PyObject** args, Py_ssize_t nargs, PyObject* kwnames,
+                    Py_ssize_t npositional, str keyword, PyObject** value) except -1:
+    """Check a call of ``function(<npositional>, /, *, keyword=...)`` (``keyword`` None: no
+    keyword); put the keyword's value, if given, in ``value``."""
+    cdef Py_ssize_t i, nkw = 0
+    if kwnames == NULL:
+        if nargs == npositional:
+            return 0
+    else:
+        nkw = len(<tuple>kwnames)
+        if nargs == npositional and nkw == 1 and keyword is not None:
+            name = (<tuple>kwnames)[0]
+            if name is keyword or name == keyword:
+                value[0] = args[npositional]
+                return 0
+    given = tuple([<object>args[i] for i in range(nargs)])
+    unexpected = {(<tuple>kwnames)[i]: <object>args[nargs + i] for i in range(nkw)
+                  if (<tuple>kwnames)[i] != keyword}
+    raise spec.call_error(function, given, unexpected)
+
+
+cdef PyMethodDef _DEFINITIONS[8]
+cdef list _KEPT = []   # the names and docstrings the definitions point into
+
+
+cdef object entry_point(int slot, str name, void* call, object reference, str module):
+    """The public function ``name`` of ``module``: a builtin running ``call`` (a METH_FASTCALL |
+    METH_KEYWORDS function), with the docstring and signature of ``reference``."""
+    cdef bytes bname = name.encode()
+    cdef bytes doc = f"{spec.signature(name)}\n--\n\n{reference.__doc__}".encode()
+    _KEPT.extend((bname, doc))
+    _DEFINITIONS[slot].ml_name = bname
+    _DEFINITIONS[slot].ml_meth = call
+    _DEFINITIONS[slot].ml_flags = METH_FASTCALL | METH_KEYWORDS
+    _DEFINITIONS[slot].ml_doc = doc
+    return PyCFunction_NewEx(&_DEFINITIONS[slot], NULL, module)
+
+
+cdef object _and_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* out = _NONE
+    check_call("bitwise_and", args, nargs, kwnames, 2, _OUT, &out)
+    return _bitwise_and(<object>args[0], <object>args[1], <object>out)
+
+
+cdef object _or_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* out = _NONE
+    check_call("bitwise_or", args, nargs, kwnames, 2, _OUT, &out)
+    return _bitwise_or(<object>args[0], <object>args[1], <object>out)
+
+
+cdef object _xor_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* out = _NONE
+    check_call("bitwise_xor", args, nargs, kwnames, 2, _OUT, &out)
+    return _bitwise_xor(<object>args[0], <object>args[1], <object>out)
+
+
+cdef object _not_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* out = _NONE
+    check_call("bitwise_not", args, nargs, kwnames, 1, _OUT, &out)
+    return _bitwise_not(<object>args[0], <object>out)
+
+
+cdef object _shift_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* out = _NONE
+    check_call("bitshift", args, nargs, kwnames, 3, _OUT, &out)
+    return _bitshift(<object>args[0], <object>args[1], <object>args[2], <object>out)
+
+
+cdef object _bitcast_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* copy = _FALSE
+    check_call("bitcast", args, nargs, kwnames, 2, _COPY, &copy)
+    return _bitcast(<object>args[0], <object>args[1], <object>copy)
+
+
+bitwise_and = entry_point(0, "bitwise_and", <void*>_and_call, _ops_py.bitwise_and, __name__)
+bitwise_or = entry_point(1, "bitwise_or", <void*>_or_call, _ops_py.bitwise_or, __name__)
+bitwise_xor = entry_point(2, "bitwise_xor", <void*>_xor_call, _ops_py.bitwise_xor, __name__)
+bitwise_not = entry_point(3, "bitwise_not", <void*>_not_call, _ops_py.bitwise_not, __name__)
+bitshift = entry_point(4, "bitshift", <void*>_shift_call, _ops_py.bitshift, __name__)
+bitcast = entry_point(5, "bitcast", <void*>_bitcast_call, _ops_py.bitcast, __name__)
+_LAZY.update({FB_OP_AND: (bitwise_and, ()), FB_OP_OR: (bitwise_or, ()), FB_OP_XOR: (bitwise_xor, ()),
+              FB_OP_SHL: (bitshift, (_LEFT,)), FB_OP_SHR: (bitshift, (_RIGHT,))})

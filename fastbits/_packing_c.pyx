@@ -25,6 +25,7 @@ import numpy as np
 from . import _dask, _packing_py, spec
 from ._clib cimport FB_GRAIN_STRIDED, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_threads_for, fb_unpack
 from ._engine cimport MAXD
+from ._ops_c cimport check_call, entry_point
 from ._runtime cimport get_config, new_array, run_shares
 
 cnp.import_array()
@@ -118,18 +119,11 @@ cdef void _start(Job* job) noexcept:
         run_shares(_run_share, job, job.nshares)
 
 
-# Each function checks its own argument count and keywords, so that a wrong call gets the pure
-# path's error word for word (spec.call_error): Cython's own messages differ from Python's.
-cdef object REQUIRED = spec.REQUIRED
-
-
-def pack(x=REQUIRED, /, *extra, **keywords):
+cdef object _pack(object x):
     cdef cnp.ndarray X, O
     cdef int t, code = -1
     cdef cnp.npy_intp nbytes
     cdef Job job
-    if x is REQUIRED or extra or keywords:
-        raise spec.call_error("pack", (x, *extra), keywords)
     if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES:
@@ -199,15 +193,13 @@ cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_
     return True
 
 
-def unpack(data=REQUIRED, to=REQUIRED, shape=REQUIRED, /, *extra, **keywords):
+cdef object _unpack(object data, object to, object shape):
     cdef cnp.ndarray A = None, O
     cdef int code, d, nd = 0
     cdef cnp.npy_intp dims[MAXD]
     cdef Py_ssize_t count = 0
     cdef const uint8_t* packed = NULL
     cdef Job job
-    if shape is REQUIRED or extra or keywords:
-        raise spec.call_error("unpack", (data, to, shape, *extra), keywords)
     code = _to_code(to)
     if code >= 0 and _fast_dims(shape, &nd, dims, &count):
         if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
@@ -251,10 +243,17 @@ def unpack(data=REQUIRED, to=REQUIRED, shape=REQUIRED, /, *extra, **keywords):
     return O
 
 
-# One source of truth for the docs: the pure module's docstrings (help() shows them in full),
-# and its signatures (inspect follows __wrapped__), not the defaults above.
-pack.__doc__ = _packing_py.pack.__doc__
-unpack.__doc__ = _packing_py.unpack.__doc__
-pack.__wrapped__ = _packing_py.pack
-unpack.__wrapped__ = _packing_py.unpack
+cdef object _pack_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    check_call("pack", args, nargs, kwnames, 1, None, NULL)
+    return _pack(<object>args[0])
+
+
+cdef object _unpack_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    check_call("unpack", args, nargs, kwnames, 3, None, NULL)
+    return _unpack(<object>args[0], <object>args[1], <object>args[2])
+
+
+# Vectorcall entry points that check their own arguments, with the pure module's docstrings.
+pack = entry_point(6, "pack", <void*>_pack_call, _packing_py.pack, __name__)
+unpack = entry_point(7, "unpack", <void*>_unpack_call, _packing_py.unpack, __name__)
 

@@ -34,6 +34,10 @@ int fb_local_threads_set(int n) {
     return old;
 }
 
+int fb_one_thread(fb_ssize work) {
+    return work / FB_LOAD(&grains[FB_GRAIN_CACHED]) < 2 || fb_threads_get() == 1 || local_limit == 1;
+}
+
 void fb_config_get(fb_config_t *config) {
     int k, n = fb_threads_get();
     if (local_limit > 0 && local_limit < n) n = local_limit;

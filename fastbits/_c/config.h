@@ -44,6 +44,11 @@ fb_ssize fb_stream_threshold_get(void);
    it, so that their teams do not oversubscribe the cores. */
 int fb_local_threads_set(int n);
 
+/* Whether the grain rule gives one thread to ``work`` bytes of cache-resident elementwise work:
+   what fb_threads_for says for FB_GRAIN_CACHED, read from the two settings it needs (the entry
+   points ask it on every small call). */
+int fb_one_thread(fb_ssize work);
+
 /* The thread limit under the names threadpoolctl looks up in the loaded extension (ctypes). */
 FB_EXPORT int fastbits_get_num_threads(void);
 FB_EXPORT void fastbits_set_num_threads(int n);

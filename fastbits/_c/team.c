@@ -6,9 +6,7 @@ static FB_THREAD_LOCAL int last_shares;
 int fb_team_last_shares(void) { return last_shares; }
 
 int fb_team_inline(fb_ssize work) {
-    fb_config_t config;
-    fb_config_get(&config);
-    if (fb_threads_for(&config, FB_GRAIN_CACHED, work, work) > 1) return 0;
+    if (!fb_one_thread(work)) return 0;
     last_shares = 1;
     return 1;
 }

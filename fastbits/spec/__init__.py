@@ -20,7 +20,7 @@ Every ``check_*``/``resolve_*`` function either returns or raises one of the err
 expected.  This package re-exports every public name of its modules.
 """
 
-from .arguments import REQUIRED, SIGNATURES, call_error, public_function
+from .arguments import REQUIRED, SIGNATURES, call_error, public_function, signature
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
 from .elementwise import (
     as_array,
@@ -102,6 +102,7 @@ __all__ = [
     "packed_size",
     "public_function",
     "resolve_to",
+    "signature",
     "subbyte_bits",
     "subbyte_byte_map",
     "type_string",

@@ -10,7 +10,7 @@ from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
-__all__ = ["REQUIRED", "SIGNATURES", "call_error", "public_function"]
+__all__ = ["REQUIRED", "SIGNATURES", "call_error", "public_function", "signature"]
 
 
 class _Required:
@@ -38,7 +38,7 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
-def _signature(function: str) -> str:
+def signature(function: str) -> str:
     """``'bitshift(x, y, direction, /, *, out=None)'``."""
     names, options = SIGNATURES[function]
     parts = [*names, "/"] if names else []
@@ -67,7 +67,7 @@ def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -
         what = f"missing {_names(names[len(given):])}"
     else:
         what = f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, {len(names)} taken"
-    return ArgumentTypeError(f"{function}: {what}; expected {_signature(function)}")
+    return ArgumentTypeError(f"{function}: {what}; expected {signature(function)}")
 
 
 #: The operator a public function's errors name.
