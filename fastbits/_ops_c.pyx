@@ -87,7 +87,7 @@ _DESCRS = {}
 # C-level names (a module global costs a dictionary lookup at each use)
 cdef object _DataType = spec.DataType
 cdef tuple _TO_KINDS = (type, np.dtype)
-cdef dict _TO_CACHE = {}   # resolved BitCast 'to' values (str, type, dtype) -> code
+cdef dict _TO_CACHE = {}   # resolved 'to' values (str, type, dtype) -> code: BitCast's and unpack's
 cdef Py_ssize_t TO_CACHE_MAX = 256
 # Same-shape contiguous calls below this many output bytes, to which the grain rule gives one
 # thread, take one row on their caller, with no planning.
@@ -653,8 +653,9 @@ cdef dict _LAZY = {}
 # ---------------------------------------------------------------------------
 # BitCast
 
-cdef inline int _to_code(object to):
-    """The ONNX code of a common ``to`` (int, DataType, cached name/type/dtype), else -1."""
+cdef int to_code(object to):
+    """The ONNX code of a common ``to`` (an int or DataType by value, a name, type or dtype
+    that resolved before), else -1."""
     cdef long long v
     cdef int ovf = 0
     tt = type(to)
@@ -668,6 +669,14 @@ cdef inline int _to_code(object to):
         if c is not None:
             return <int>c
     return -1
+
+
+cdef int remember_to(object to, int code) except -1:
+    """Remember that a name, type or dtype ``to`` resolved to ``code`` (spec.resolve_to), for
+    :func:`to_code`, up to TO_CACHE_MAX of them."""
+    if (type(to) is str or isinstance(to, _TO_KINDS)) and len(_TO_CACHE) < TO_CACHE_MAX:
+        _TO_CACHE[to] = code
+    return 0
 
 
 # Sub-byte types (spec.subbyte_bits): how a copy keeps the bits of each element, and the pairs
@@ -736,7 +745,7 @@ cdef object _bitcast(object x, object to, object copy):
         t = cnp.PyArray_TYPE(X)
         if 0 <= t < NUM_DTYPES:
             src = BITCAST_CODE[t]
-            dst = _to_code(to)
+            dst = to_code(to)
             if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
                 if cnp.PyArray_ISNOTSWAPPED(X):
                     if copy is False and not VIEW_COPIES[src][dst]:
@@ -760,11 +769,7 @@ cdef object _bitcast_slow(object x, object to, object copy):
     dst = int(d)
     if not ML_READY and (s in spec.ML_TYPES or d in spec.ML_TYPES):
         _add_ml_dtypes()
-    if (type(to) is str or isinstance(to, (type, np.dtype))) and len(_TO_CACHE) < TO_CACHE_MAX:
-        try:
-            _TO_CACHE[to] = dst
-        except TypeError:  # unhashable dtype-like: do not cache
-            pass
+    remember_to(to, dst)
     if type(x) is not np.ndarray:
         # an ndarray subclass: its own view / copy rules apply, as on the pure path
         return _ops_py.bitcast(x, to, copy=copy)

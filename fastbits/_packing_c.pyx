@@ -5,7 +5,7 @@ Same functions, signatures, results and errors as :mod:`fastbits._packing_py` (t
 ``pack`` of a C-contiguous ndarray of a sub-byte type goes straight to the kernels; anything
 else goes through ``spec.check_pack`` first, and a non-contiguous input is made contiguous.
 ``unpack`` of ``bytes`` or a contiguous 1-D uint8 ndarray of the right length, into a tuple of
-positive ints, with a ``to`` seen before, goes straight to the kernels too; anything else goes
+positive ints, with a ``to`` given by code or seen before, goes straight to the kernels too; anything else goes
 through ``spec.check_unpack``, which raises the errors.
 
 The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
@@ -25,7 +25,7 @@ import numpy as np
 from . import _dask, _packing_py, spec
 from ._clib cimport FB_GRAIN_STRIDED, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_threads_for, fb_unpack
 from ._engine cimport MAXD
-from ._ops_c cimport check_call, entry_point
+from ._ops_c cimport check_call, entry_point, remember_to, to_code
 from ._runtime cimport get_config, new_array, run_shares
 
 cnp.import_array()
@@ -48,10 +48,6 @@ cdef const uint8_t* BYTE_MAP[NUM_CODES]    # the byte map of a type whose bits a
 cdef PyObject* DESCR[NUM_CODES]            # the ml_dtypes dtype of a sub-byte type
 _MAPS = {}                                 # the arrays BYTE_MAP points into
 _UINT8 = np.dtype(np.uint8)
-_DataType = spec.DataType
-_TO_KINDS = (type, np.dtype)
-_TO_CACHE = {}        # unpack's resolved 'to' values (int, str, DataType, type, dtype) -> code
-cdef Py_ssize_t TO_CACHE_MAX = 256
 # The tables are built at the first call the spec's checks pass (every sub-byte type is one of
 # ml_dtypes', and importing fastbits does not import ml_dtypes); until then every call goes
 # through them.
@@ -158,19 +154,6 @@ cdef object _contiguous(str op, object x, str what):
         raise spec.out_of_memory(op, what, exc) from None
 
 
-cdef inline int _to_code(object to):
-    """The code of a ``to`` that resolved to a sub-byte type before, else -1."""
-    tt = type(to)
-    if tt is int or tt is str or tt is _DataType or isinstance(to, _TO_KINDS):
-        try:
-            c = _TO_CACHE.get(to)
-        except TypeError:  # an unhashable dtype-like
-            return -1
-        if c is not None:
-            return <int>c
-    return -1
-
-
 cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_t* count):
     """A tuple of positive Python ints of at most MAXD axes whose product is below 2**62: True,
     with the dims and their product; else False (the checks of the spec decide)."""
@@ -200,8 +183,8 @@ cdef object _unpack(object data, object to, object shape):
     cdef Py_ssize_t count = 0
     cdef const uint8_t* packed = NULL
     cdef Job job
-    code = _to_code(to)
-    if code >= 0 and _fast_dims(shape, &nd, dims, &count):
+    code = to_code(to)
+    if code >= 0 and READY and BITS[code] and _fast_dims(shape, &nd, dims, &count):
         if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
             packed = <const uint8_t*><const char*>data
         elif (cnp.PyArray_CheckExact(data) and cnp.PyArray_TYPE(<cnp.ndarray>data) == cnp.NPY_UINT8
@@ -215,12 +198,7 @@ cdef object _unpack(object data, object to, object shape):
         code = int(c)
         if not READY:
             _build_tables()
-        if (type(to) is int or type(to) is str or type(to) is _DataType or isinstance(to, _TO_KINDS)) \
-                and len(_TO_CACHE) < TO_CACHE_MAX:
-            try:
-                _TO_CACHE[to] = code
-            except TypeError:  # unhashable dtype-like: do not cache
-                pass
+        remember_to(to, code)
         A = array
         nd = len(shape)
         total = 1
