@@ -123,8 +123,8 @@ if fb_pool_init() != 0:
     raise ImportError("fastbits._runtime: could not register the output pool's fork handler")
 
 # Fresh results at least this large come from the pool.  Below 32 MiB glibc's malloc already
-# reuses freed memory whose pages are mapped and often still in cache: the pool measured
-# slower there (4 MiB of int32: 330 us against 190 us).
+# reuses freed memory whose pages are mapped and often still in cache, and the pool is slower
+# (docs/design.md).
 cdef Py_ssize_t _pool_bytes = 1 << 25
 cdef bint _pool_on = fb_pool_available()
 

@@ -322,13 +322,12 @@ DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
         fb_stream_fence();                                                                        \
     }
 
-/* A contiguous copy of nbytes with streaming stores (BitCast's large copies, a piece of one at a
-   time): o = a | 0, the OR loop with a zero vector, its head and tail by memcpy.  memcpy of each
-   piece had stored through the cache (glibc streams only copies of about the cache's size and
-   more, and a piece is not), so that each result line was read before it was written: a 16M
-   float32 -> int32 copy took 7.8 ms on two threads, 7.4 on one; 5.0 ms on two this way.  A row
-   of FB_MEMCPY_STREAMS bytes or more (a copy on one thread) still goes to memcpy, whose own
-   streaming loop is faster than this one (7.4 against 9.5 ms). */
+/* A contiguous copy of nbytes with streaming stores (BitCast's large copies, a share of one at a
+   time): o = a | 0, the OR loop with a zero vector, its head and tail by memcpy.  glibc's memcpy
+   streams only copies of about the cache's size and more, so a share copied by it would be
+   stored through the cache, each result line read before it is written.  A row of
+   FB_MEMCPY_STREAMS bytes or more still goes to memcpy, whose own streaming loop is faster
+   there (docs/design.md). */
 #define FB_MEMCPY_STREAMS ((fb_ssize)8 << 20)
 static void stream_copy(char *o, const char *a, fb_ssize nbytes) {
     FB_ALIGNED(16) static const char zero[16] = {0};
