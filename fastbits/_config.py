@@ -94,7 +94,7 @@ def set_config(
         threadpoolctl's ``threadpool_limits`` changes it too.
     grain_cached : int, optional
         Bytes of result per thread for elementwise loops whose result stays in cache (the
-        call moves less than ``stream_threshold``); default 1 MiB.
+        call moves less than ``stream_threshold``); default 256 KiB.
     grain_streamed : int, optional
         Bytes of result per thread for elementwise loops that stream their result around the
         cache; default 1 MiB.
@@ -116,7 +116,7 @@ def set_config(
         contiguous run; the pure path keeps the value and ignores it.
     spin_time : float, optional
         Seconds a helper of the thread team watches for the next call after it ran a share,
-        before it sleeps (default 0.0001; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
+        before it sleeps (default 0.0005; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
         helper answers the next call at once, where a sleeping one is woken by the kernel tens
         of microseconds later.  It yields its CPU between looks, and only the helpers the last
         call used watch.  The caller watches as long for the helpers' shares to finish.  0

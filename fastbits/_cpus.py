@@ -169,7 +169,7 @@ def default_stream_threshold() -> int:
 
 
 #: Seconds a helper that ran a share watches for the next call before it sleeps.
-SPIN_TIME = 0.0001
+SPIN_TIME = 0.0005
 
 #: Bytes of work per thread, by kind of work: a call of W bytes of work (its result's size)
 #: uses min(num_threads, max(1, W // grain)) threads.  ``grain_cached``: elementwise loops
@@ -177,7 +177,7 @@ SPIN_TIME = 0.0001
 #: around the cache (see ``stream_threshold``); ``grain_strided``: transposed operands, short
 #: rows gathered into chunks, and packing (counted in unpacked elements), which do more work
 #: per byte.  docs: the measurements that set them.
-GRAINS = {"grain_cached": 1 << 20, "grain_streamed": 1 << 20, "grain_strided": 1 << 19}
+GRAINS = {"grain_cached": 1 << 18, "grain_streamed": 1 << 20, "grain_strided": 1 << 19}
 
 
 def default_spin_time() -> float:

@@ -257,7 +257,7 @@ def test_pure_defaults_equal_compiled_defaults():
         assert pure[key] == compiled[key], key
     assert {key: compiled[key] for key in _cpus.GRAINS} == _cpus.GRAINS
     assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
-    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.0001
+    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.0005
     assert pure["num_threads"] == 1 and pure["output_pool"] is False and compiled["task_threads"] == 1
 
 
@@ -268,10 +268,10 @@ def test_runtime_info_has_the_same_keys_on_both_paths():
     assert set(_runtime.runtime_info()) == set(_runtime_py.runtime_info()) == RUNTIME_KEYS
 
 
-@pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 1e-4), ("", 1e-4)])
+@pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 5e-4), ("", 5e-4)])
 def test_omp_wait_policy_passive_sets_spin_time_to_zero(policy, seconds):
     """OMP_WAIT_POLICY=passive (any case) asks threads not to spin: the default spin_time is 0 on
-    both paths; any other value leaves it at 100 µs."""
+    both paths; any other value leaves it at 500 µs."""
     code = ("import json, fastbits, fastbits._runtime_py as p\n"
             "print(json.dumps([fastbits.get_config()['spin_time'], p.current_config()['spin_time']]))")
     import json

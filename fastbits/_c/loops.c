@@ -325,10 +325,8 @@ DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
 /* A contiguous copy of nbytes with streaming stores (BitCast's large copies, a share of one at a
    time): o = a | 0, the OR loop with a zero vector, its head and tail by memcpy.  glibc's memcpy
    streams only copies of about the cache's size and more, so a share copied by it would be
-   stored through the cache, each result line read before it is written.  A row of
-   FB_MEMCPY_STREAMS bytes or more still goes to memcpy, whose own streaming loop is faster
-   there (docs/design.md). */
-#define FB_MEMCPY_STREAMS ((fb_ssize)8 << 20)
+   stored through the cache, each result line read before it is written; and where it streams,
+   this loop is faster still (docs/design.md). */
 static void stream_copy(char *o, const char *a, fb_ssize nbytes) {
     FB_ALIGNED(16) static const char zero[16] = {0};
     const fb_ssize head = HEAD_ELEMS(char, o, nbytes);
@@ -559,7 +557,7 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     if (k->op == FB_OP_COPY) {
         if (k->byte_map) fb_map_row(o, so, a, sa, n, k->byte_map);
 #if FB_STREAM
-        else if (!k->swap && !k->mask && so == k->width && sa == k->width && n * k->width < FB_MEMCPY_STREAMS &&
+        else if (!k->swap && !k->mask && so == k->width && sa == k->width &&
                  row_streams(k->stream, o, n, k->width))
             stream_copy(o, a, n * k->width);
 #endif

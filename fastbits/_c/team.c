@@ -1,4 +1,7 @@
 /* The thread team (see team.h for the contract). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET */
+#endif
 #include "team.h"
 
 static FB_THREAD_LOCAL int last_shares;
@@ -65,6 +68,35 @@ static fb_claim_t claims[FB_MAX_THREADS];
 
 static int claim(int share) { return !__atomic_exchange_n(&claims[share].claimed, 1, __ATOMIC_ACQ_REL); }
 
+/* The CPU of the last call's caller (Linux; -1 elsewhere or unknown). */
+static int caller_cpu = -1;
+
+static int current_cpu(void) {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* A helper on the CPU of the caller moves off it: its affinity mask for a moment without that
+   CPU (the kernel moves it at once), then the mask it had again, so nothing stays pinned.
+   Linux leaves a thread that ran lately where it is (it counts as cache-hot), so a helper that
+   once landed on the caller's CPU, and watches there, would take turns with the caller while
+   another CPU idles. */
+static void step_aside(void) {
+#if defined(__linux__)
+    cpu_set_t allowed, others;
+    const int cpu = current_cpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || cpu != __atomic_load_n(&caller_cpu, __ATOMIC_RELAXED)) return;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    others = allowed;
+    CPU_CLR(cpu, &others);
+    if (CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0)
+        sched_setaffinity(0, sizeof allowed, &allowed);
+#endif
+}
+
 /* Watch for the call after ``seen`` for the spin time, without the lock, if the last call used
    this helper; it yields the CPU between looks, so that a thread that wants the core gets it.
    The time is read at every look, so that a new setting applies at once. */
@@ -72,11 +104,13 @@ static void watch(unsigned long seen, int slot) {
     long long start;
     unsigned i = 0;
     if (fb_team_get_spin() <= 0 || slot >= __atomic_load_n(&team.nshares, __ATOMIC_RELAXED)) return;
+    step_aside();
     start = fb_now_ns();
     while (__atomic_load_n(&team.call, __ATOMIC_ACQUIRE) == seen) {
         CPU_RELAX();
         if ((++i & 255) == 0) {
             if (fb_now_ns() - start > fb_team_get_spin()) return;
+            step_aside();
             sched_yield();
         }
     }
@@ -106,6 +140,7 @@ static void *helper_main(void *arg) {
         fn = team.fn;
         ctx = team.ctx;
         pthread_mutex_unlock(&team.mu);
+        step_aside();
         fn(ctx, slot, slot);
         pthread_mutex_lock(&team.mu);
         team.helper_shares++;
@@ -153,6 +188,7 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
         pthread_mutex_lock(&team.mu);
         if (!team.busy && grow(nshares - 1) > 0) {
             team.busy = 1;
+            __atomic_store_n(&caller_cpu, current_cpu(), __ATOMIC_RELAXED);
             team.fn = fn;
             team.ctx = ctx;
             team.parallel_calls++;
