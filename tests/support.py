@@ -10,6 +10,7 @@ from an empty directory against the installed package.
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 from hypothesis import strategies as st
@@ -263,6 +264,20 @@ def bitcast_source(code, layout, rng):
     elif layout == "swapped" and dtype.kind in "iufc" and dtype.itemsize > 1:
         x = x.astype(dtype.newbyteorder("S"))
     return x
+
+
+def order_unit(dtype):
+    """The bytes of ``dtype`` that are one number in byte order: the itemsize, a complex part's."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+
+
+def bitcast_reorders(x, dst):
+    """BitCast of ``x`` to ``dst`` must reorder bytes, so it copies even with copy=False: ``x``
+    is not in native order, or the host is big endian and a number of ``x``'s type and one of
+    ``dst``'s differ in size (complex64 <-> a 64-bit type)."""
+    return not x.dtype.isnative or (
+        sys.byteorder == "big" and order_unit(x.dtype) != order_unit(spec.numpy_dtype(dst)))
 
 
 # --------------------------------------------------------------------------
