@@ -143,12 +143,18 @@ chroot_ensure() {
 }
 
 # chroot_copy_checkout DIR DEST: the checkout's files (tracked and untracked, not ignored) into
-# DEST inside the chroot, afresh; the host's .venv, .tox and built kernels stay out.
+# DEST inside the chroot, afresh; the host's .venv, .tox and built kernels stay out. The operator
+# specs beside the checkout (../shared/spec, which tests/test_spec_examples.py reads when it is
+# there) go beside the copy.
 chroot_copy_checkout() {
     local dir=$1 dest=$2 repo
     repo=$(pwd)
-    rm -rf "${dir:?}$dest"
+    rm -rf "${dir:?}$dest" "$dir$(dirname "$dest")/shared"
     mkdir -p "$dir$dest"
+    if [ -d ../shared/spec ]; then
+        mkdir -p "$dir$(dirname "$dest")/shared"
+        cp -r ../shared/spec "$dir$(dirname "$dest")/shared/spec"
+    fi
     if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
         git -C "$repo" ls-files -z --cached --others --exclude-standard \
             | (cd "$repo" && xargs -0 tar -cf - --no-recursion --ignore-failed-read) \

@@ -289,6 +289,15 @@ def bits(array):
     return np.ascontiguousarray(array).view(np.uint8).tobytes()
 
 
+def onnx_bytes(array):
+    """The bytes of ``array`` as ONNX reads a tensor, in C order: each number (a complex part
+    is one) little endian, whatever the byte order of the array and of the host."""
+    x = np.ascontiguousarray(array)
+    unit = order_unit(x.dtype)
+    big = x.dtype.byteorder == ">" or x.dtype.byteorder == "=" and sys.byteorder == "big"
+    return x.view(np.dtype(f"u{unit}").newbyteorder(">" if big else "<")).astype(f"<u{unit}").tobytes()
+
+
 def assert_same_bits(got, expected, dtype=None, context=None):
     """``got`` has dtype ``dtype`` (default: ``expected.dtype``), ``expected``'s shape
     and, bit for bit, its contents; ``context`` goes into the failure messages."""
