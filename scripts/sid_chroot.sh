@@ -105,12 +105,17 @@ chroot_run() {
 }
 
 # chroot_ensure ARCH PACKAGES...: build the chroot of ARCH (or reuse it), mount it and install
-# PACKAGES; prints nothing on stdout but sets $chroot_dir. The caller traps chroot_umount.
+# PACKAGES; sets $chroot_dir and holds a lock on it until the script exits. The caller traps
+# chroot_umount.
 chroot_ensure() {
     local arch=$1
     shift
     chroot_dir="$chroots/sid-$arch"
     chroot_host_tools "$arch"
+    # One run at a time per chroot (a second waits): runs share its mounts and the copy.
+    mkdir -p "$chroots"
+    exec {chroot_lock}>"$chroots/sid-$arch.lock"
+    flock "$chroot_lock"
     if [ ! -f "$chroot_dir/.fastbits-bootstrapped" ]; then
         echo "sid_chroot: building $chroot_dir (debootstrap, Debian sid $arch)"
         # Never delete through a mount left by a killed run (the host's /dev, say).
@@ -119,7 +124,6 @@ chroot_ensure() {
             return 1
         fi
         rm -rf "$chroot_dir"
-        mkdir -p "$chroots"
         if [ "$arch" = "$(dpkg --print-architecture)" ]; then
             debootstrap --variant=minbase sid "$chroot_dir" "$mirror" >/dev/null
         else
