@@ -10,8 +10,9 @@
 #   scripts/test-emulated.sh s390x tests/test_bitcast.py -k complex
 #   scripts/test-emulated.sh arm64 tests/test_packing.py
 #
-# Under emulation, s390x builds its chroot in about 4 minutes and fastbits in 3; arm64 is much
-# slower (its chroot about 30 minutes, fastbits about 20).
+# Under emulation on 2 cores, s390x builds its chroot in about 10 minutes and fastbits in 3 to 8
+# (a busy machine takes the longer); arm64 is much slower (its chroot 30 to 37 minutes,
+# fastbits about 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sid_chroot.sh
