@@ -21,6 +21,8 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
+import sys
+
 import numpy as np
 
 from . import _dask, _ops_py, spec
@@ -82,6 +84,8 @@ cdef long long INT_MIN[NUM_CODES]             # the range a Python int operand m
 cdef long long INT_MAX[NUM_CODES]
 cdef PyObject* DESCR[NUM_CODES]               # native numpy dtype per code (references held by _DESCRS)
 cdef int SWAP_UNIT[NUM_BUILTIN]               # byte-swap unit for builtin dtype nums (0: cannot)
+cdef int ORDER_UNIT[NUM_CODES]                # the bytes each code's dtype orders as one number
+cdef bint BIG_HOST = sys.byteorder == "big"
 
 _DESCRS = {}
 # C-level names (a module global costs a dictionary lookup at each use)
@@ -107,6 +111,7 @@ cdef void _build_tables() except *:
         SIGNED[i] = False
         BITS[i] = 0
         ITEMSIZE[i] = 0
+        ORDER_UNIT[i] = 0
         for j in range(NUM_CODES):
             BITCAST_ALLOWED[i][j] = 0
     for c in spec.DataType:
@@ -147,6 +152,7 @@ cdef void _add_descr(object c) except *:
     _DESCRS[int(c)] = dt
     DESCR[int(c)] = <PyObject*>dt
     ITEMSIZE[int(c)] = dt.itemsize
+    ORDER_UNIT[int(c)] = _ops_py._swap_unit(dt)
 
 
 cdef void _allow_bitcasts(bint ml) except *:
@@ -747,19 +753,33 @@ cdef object _bitcast(object x, object to, object copy):
             src = BITCAST_CODE[t]
             dst = to_code(to)
             if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
-                if cnp.PyArray_ISNOTSWAPPED(X):
-                    if copy is False and not VIEW_COPIES[src][dst]:
-                        Py_INCREF(<object>DESCR[dst])  # PyArray_View steals it
-                        return PyArray_View_steals(X, <void*>DESCR[dst], NULL)
-                    return _bitcast_copy(X, src, dst, 0)
-                if t < NUM_BUILTIN and SWAP_UNIT[t]:
-                    return _bitcast_copy(X, src, dst, SWAP_UNIT[t])
+                result = _bitcast_array(X, t, src, dst, copy is True)
+                if result is not None:
+                    return result
     return _bitcast_slow(x, to, copy)
+
+
+cdef object _bitcast_array(cnp.ndarray X, int t, int src, int dst, bint copy):
+    """BitCast of an ndarray (no subclass) of dtype number ``t``, the pair allowed: a view or a
+    copy by the kernels, or None where the pure path reads it."""
+    if cnp.PyArray_ISNOTSWAPPED(X):
+        if BIG_HOST and ORDER_UNIT[src] != ORDER_UNIT[dst]:
+            return None  # complex64 <-> a 64-bit type: swapped twice, by the pure path
+        if not copy and not VIEW_COPIES[src][dst]:
+            Py_INCREF(<object>DESCR[dst])  # PyArray_View steals it
+            return PyArray_View_steals(X, <void*>DESCR[dst], NULL)
+        return _bitcast_copy(X, src, dst, 0)
+    if 0 <= t < NUM_BUILTIN and SWAP_UNIT[t]:
+        # ONNX reads the bytes as little endian: a little-endian host swaps each big-endian
+        # number of the source; a big-endian host has them little endian and swaps each number
+        # of the target into its own order.
+        return _bitcast_copy(X, src, dst, ORDER_UNIT[dst] if BIG_HOST else SWAP_UNIT[t])
+    return None
 
 
 cdef object _bitcast_slow(object x, object to, object copy):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
-    cdef int src, dst, t
+    cdef int src, dst
     copy = spec.check_copy(BITCAST, copy)
     if _dask.found(x):
         return _dask.bitcast(bitcast, x, to, copy)
@@ -773,13 +793,9 @@ cdef object _bitcast_slow(object x, object to, object copy):
     if type(x) is not np.ndarray:
         # an ndarray subclass: its own view / copy rules apply, as on the pure path
         return _ops_py.bitcast(x, to, copy=copy)
-    t = cnp.PyArray_TYPE(<cnp.ndarray>x)
-    if cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x):
-        if not copy and not VIEW_COPIES[src][dst]:
-            return x.view(_DESCRS[dst])
-        return _bitcast_copy(<cnp.ndarray>x, src, dst, 0)
-    if 0 <= t < NUM_BUILTIN and SWAP_UNIT[t]:
-        return _bitcast_copy(<cnp.ndarray>x, src, dst, SWAP_UNIT[t])
+    result = _bitcast_array(<cnp.ndarray>x, cnp.PyArray_TYPE(<cnp.ndarray>x), src, dst, copy)
+    if result is not None:
+        return result
     return _ops_py.bitcast(x, to, copy=copy)
 
 

@@ -7,6 +7,7 @@ compare the two.  Every check comes from :mod:`fastbits.spec`.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -252,9 +253,10 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         must equal that of ``x``'s type.
     copy : bool, default False
         False: return a view of ``x`` whenever the bits allow it (always,
-        but for non-native byte order and for the sub-byte pairs whose
-        target reads a byte otherwise, float4e2m1 <-> int4/uint4, which
-        need a copy).  True: always a new C-contiguous array.
+        but for non-native byte order, for the sub-byte pairs whose
+        target reads a byte otherwise, float4e2m1 <-> int4/uint4, and on a
+        big-endian host for complex64 <-> a 64-bit type, which need a
+        copy).  True: always a new C-contiguous array.
 
     Returns
     -------
@@ -296,14 +298,28 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
             return x.view(target)
         raw = np.asarray(x).view(np.uint8)
         return np.take(spec.subbyte_bits(src), raw.reshape(-1)).reshape(raw.shape).view(target)
-    if not x.dtype.isnative:
-        # ONNX reads tensor bytes as little endian: take the values into native
-        # order first (only multi-byte builtin types can be non-native).
-        x = x.astype(x.dtype.newbyteorder("="), order="C")
-        copy = False  # already a fresh array
-    if not copy:
-        return x.view(target)
-    # Copy raw bytes (void items copy as memcpy), so that no bit pattern,
-    # NaN payloads and bool bytes other than 0/1 included, is touched.
-    raw = np.array(x.view(np.dtype((np.void, x.dtype.itemsize))), order="C", copy=True)
-    return raw.view(target)
+    big_host = sys.byteorder == "big"
+    if x.dtype.isnative and not (big_host and _swap_unit(x.dtype) != _swap_unit(target)):
+        # The native bytes read as ``to`` give what little-endian bytes would.
+        if not copy:
+            return x.view(target)
+        # Copy raw bytes (void items copy as memcpy), so that no bit pattern,
+        # NaN payloads and bool bytes other than 0/1 included, is touched.
+        raw = np.array(x.view(np.dtype((np.void, x.dtype.itemsize))), order="C", copy=True)
+        return raw.view(target)
+    # ONNX reads tensor bytes as little endian: the bytes of each value (of each
+    # part of a complex value) put in little-endian order, then read as ``to``
+    # in little-endian order and put in native order.  Only multi-byte builtin
+    # types get here: non-native input, or on a big-endian host complex64
+    # <-> a 64-bit type.  At least one of the swaps copies.
+    raw = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+    if x.dtype.byteorder == ">" or big_host and x.dtype.byteorder == "=":
+        raw = raw.view(f"u{_swap_unit(x.dtype)}").byteswap().view(np.uint8)
+    if big_host:
+        raw = raw.view(f"u{_swap_unit(target)}").byteswap().view(np.uint8)
+    return raw.view(target).reshape(x.shape)
+
+
+def _swap_unit(dtype: np.dtype) -> int:
+    """The bytes ``dtype`` orders as one number: its itemsize, a complex part's."""
+    return dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize

@@ -269,6 +269,20 @@ def bitcast_source(code, layout, rng):
     return x
 
 
+def order_unit(dtype):
+    """The bytes of ``dtype`` that are one number in byte order: the itemsize, a complex part's."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+
+
+def bitcast_reorders(x, dst):
+    """BitCast of ``x`` to ``dst`` must reorder bytes, so it copies even with copy=False: ``x``
+    is not in native order, or the host is big endian and a number of ``x``'s type and one of
+    ``dst``'s differ in size (complex64 <-> a 64-bit type)."""
+    return not x.dtype.isnative or (
+        sys.byteorder == "big" and order_unit(x.dtype) != order_unit(spec.numpy_dtype(dst)))
+
+
 # --------------------------------------------------------------------------
 # bit equality
 
@@ -276,6 +290,15 @@ def bitcast_source(code, layout, rng):
 def bits(array):
     """The bytes of ``array`` in C order: two arrays with equal ``bits`` hold the same bits."""
     return np.ascontiguousarray(array).view(np.uint8).tobytes()
+
+
+def onnx_bytes(array):
+    """The bytes of ``array`` as ONNX reads a tensor, in C order: each number (a complex part
+    is one) little endian, whatever the byte order of the array and of the host."""
+    x = np.ascontiguousarray(array)
+    unit = order_unit(x.dtype)
+    big = x.dtype.byteorder == ">" or x.dtype.byteorder == "=" and sys.byteorder == "big"
+    return x.view(np.dtype(f"u{unit}").newbyteorder(">" if big else "<")).astype(f"<u{unit}").tobytes()
 
 
 def assert_same_bits(got, expected, dtype=None, context=None):

@@ -66,9 +66,10 @@ def test_read_only_inputs(ops):
 def test_non_native_byte_order(ops, dtype):
     a_native = random_ints((5, 8), np.dtype(dtype), 1)
     b_native = random_ints((8,), np.dtype(dtype), 2)
-    big_a, big_b = a_native.astype(">" + dtype), b_native.astype(">" + dtype)
+    swapped = np.dtype(dtype).newbyteorder("S")  # '>' on a little-endian host, '<' on a big-endian one
+    swapped_a, swapped_b = a_native.astype(swapped), b_native.astype(swapped)
     expected = a_native & b_native
-    for a, b in ((big_a, big_b), (big_a, b_native), (a_native, big_b)):
+    for a, b in ((swapped_a, swapped_b), (swapped_a, b_native), (a_native, swapped_b)):
         result = ops.bitwise_and(a, b)
         assert result.dtype == np.dtype(dtype) and result.dtype.isnative
         np.testing.assert_array_equal(result, expected)

@@ -91,8 +91,9 @@ def test_non_contiguous_and_read_only_inputs(ops, op, view):
 def test_non_native_byte_order(ops, op, dtype):
     a_native, b_native = _operands(op, (5, 8), (8,), np.dtype(dtype), 1)
     expected = reference(op, a_native, b_native)
-    big_a, big_b = a_native.astype(">" + dtype), b_native.astype(">" + dtype)
-    for a, b in ((big_a, big_b), (big_a, b_native), (a_native, big_b)):
+    swapped = np.dtype(dtype).newbyteorder("S")  # '>' on a little-endian host, '<' on a big-endian one
+    swapped_a, swapped_b = a_native.astype(swapped), b_native.astype(swapped)
+    for a, b in ((swapped_a, swapped_b), (swapped_a, b_native), (a_native, swapped_b)):
         result = run_op(ops, op, a, b)
         assert result.dtype == np.dtype(dtype) and result.dtype.isnative
         np.testing.assert_array_equal(result, expected)

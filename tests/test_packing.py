@@ -78,6 +78,10 @@ def test_pack_is_numpy_helpers_raw_data(packing, code, shape, numpy_helper):
 @pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_unpack_is_numpy_helpers_to_array(packing, code, shape, numpy_helper):
+    onnx = pytest.importorskip("onnx")
+    if shape == () and spec.bit_width(code) == 2 and not onnx.defs.has("BitCast"):
+        # onnx 1.20 (Debian's) slices by np.prod(()), a float; fastbits' onnx extra needs 1.21
+        pytest.skip(f"onnx {onnx.__version__}'s to_array fails on a 0-d 2-bit tensor")
     tensor = numpy_helper.from_array(_tensor(code, shape, seed=1 + len(shape)))
     expected = numpy_helper.to_array(tensor)
     raw = tensor.raw_data

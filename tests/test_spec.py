@@ -21,8 +21,17 @@ ONNX_WIDTHS = {
 }
 
 
-def test_datatype_codes_are_tensorproto_codes():
+def _onnx_with_every_type():
+    """onnx, where its TensorProto knows every type fastbits does (Debian's onnx 1.20 does not)."""
     onnx = pytest.importorskip("onnx")
+    missing = [t.name for t in DataType if int(t) not in onnx.TensorProto.DataType.values()]
+    if missing:
+        pytest.skip(f"onnx {onnx.__version__} has no {', '.join(missing)}")
+    return onnx
+
+
+def test_datatype_codes_are_tensorproto_codes():
+    onnx = _onnx_with_every_type()
     assert {m.name: int(m) for m in DataType} == dict(onnx.TensorProto.DataType.items())
 
 
@@ -33,7 +42,7 @@ def test_bit_widths():
 
 
 def test_numpy_dtypes_match_onnx_helper():
-    onnx = pytest.importorskip("onnx")
+    onnx = _onnx_with_every_type()
     for code in DataType:
         if code in (DataType.UNDEFINED,):
             continue

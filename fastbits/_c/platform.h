@@ -1,5 +1,5 @@
 /* Compiler and platform switches shared by fastbits' C files: the index type, CPU-dispatch
-   clones, symbol export and sanitizer detection.  Nothing here allocates or computes. */
+   clones, symbol export, sanitizer detection and byte order.  Nothing here allocates or computes. */
 #ifndef FASTBITS_PLATFORM_H
 #define FASTBITS_PLATFORM_H
 
@@ -42,6 +42,14 @@ typedef ptrdiff_t fb_ssize;
 #endif
 #if !defined(FB_SANITIZED)
 #define FB_SANITIZED 0
+#endif
+
+/* The host's byte order.  ONNX's bytes are little endian; loops that move several bytes as one
+   word (pack.c) swap them where the host is big endian (s390x). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FB_BIG_ENDIAN 1
+#else
+#define FB_BIG_ENDIAN 0
 #endif
 
 /* POSIX threads for the team (FB_NO_THREADS: a single-threaded build). */
