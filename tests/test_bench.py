@@ -274,7 +274,7 @@ def test_against_ceiling_rule():
     # (a repetition's percentage: the probe's time over the result's, both moving 8 MiB)
     own = {"gbps_1_thread": 5.0, "gbps_threads": 8.0, "threads": 2, "gigabytes": (8 << 20) / 1e9,
            "samples_1_thread_s": [1.0, 1.0, 4.0], "samples_threads_s": [1.0, 3.0, 1.5]}
-    timed_with_it = record(8 << 20) | {"streaming_ceiling": own}
+    timed_with_it = record(8 << 20) | {"own_ceiling": own}
     for r in timed_with_it["results"].values():
         r["samples_s"] = [2.0, 1.0, 2.0]
     timed_with_it["results"]["ort"]["samples_s"] = [2.0]   # not one per repetition: the medians
@@ -292,9 +292,10 @@ def test_against_ceiling_rule():
 
 
 def test_out_of_cache_case_times_its_ceiling_with_it():
-    """A case moving more than the last-level cache times the streaming probe interleaved with its implementations, on
-    arrays of a third of its bytes (capped at the mode's ceiling arrays), and its rows are
-    measured against that; a smaller case has no ceiling of its own."""
+    """A case moving more than the last-level cache times the streaming probe interleaved with its
+    implementations, on arrays of a third of its bytes (capped at the mode's ceiling arrays), and
+    its rows are measured against that; one from 256 KiB up to the last-level cache times the
+    same loop as its cache ceiling; a smaller case has no ceiling."""
     import numpy as np
 
     from fastbits._bench.cases import Case
@@ -311,7 +312,7 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
 
     n = OUT_OF_CACHE_BYTES // 3 + 1
     big = run_case(case(n), impls, mode, np.random.default_rng(0), 2)
-    own = big["streaming_ceiling"]
+    own = big["own_ceiling"]
     assert own["probe"] == ("fastbits.bitwise_xor" if fastbits.BACKEND == "cython" else "np.add")
     assert own["streams"] == 3    # reads a and b, writes the result
     if fastbits.BACKEND == "cython":   # over the case's own a and b, whatever their size
@@ -331,17 +332,21 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
     if fastbits.BACKEND == "cython":
         assert big["results"]["fastbits-c"]["ceiling_gbps"] == own["gbps_threads"]
     unary = Case("not", "not uint8", "not", lambda rng: {"a": np.full(OUT_OF_CACHE_BYTES // 2, 7, np.uint8)}, "s")
-    one_stream = run_case(unary, impls, mode, np.random.default_rng(0), 2)["streaming_ceiling"]
+    one_stream = run_case(unary, impls, mode, np.random.default_rng(0), 2)["own_ceiling"]
     assert one_stream["streams"] == 2
     strided = Case("strided", "and uint8 [::2]", "and",
                    lambda rng: {"a": np.zeros(OUT_OF_CACHE_BYTES, np.uint8)[::2],
                                 "b": np.zeros(OUT_OF_CACHE_BYTES // 2, np.uint8)}, "s")
-    fresh = run_case(strided, impls, mode, np.random.default_rng(0), 2)["streaming_ceiling"]
+    fresh = run_case(strided, impls, mode, np.random.default_rng(0), 2)["own_ceiling"]
     assert fresh["arrays"] == "fresh" and fresh["streams"] == 3
     assert fresh["array_bytes"] == min(3 * OUT_OF_CACHE_BYTES // 2 // 3, 8 * mode.ceiling_elems) // 64 * 64
     small = run_case(case(1000), impls, mode, np.random.default_rng(0), 2)
-    assert "streaming_ceiling" not in small
-    assert "streaming_ceiling" not in run_case(case(OUT_OF_CACHE_BYTES), impls, mode, np.random.default_rng(0))
+    assert "own_ceiling" not in small      # under 256 KiB: no ceiling at all
+    cached = run_case(case(1 << 18), impls, mode, np.random.default_rng(0), 2)   # 768 KiB moved, in cache
+    assert cached["own_ceiling"]["arrays"] == ("the case's" if fastbits.BACKEND == "cython" else "fresh")
+    against_ceiling(cached, bandwidth_ceiling(mode, 2), {i.name: i.threads for i in impls})
+    assert cached["ceiling"] == "cache" and cached["results"]["numpy"]["ceiling"] == "cache, 1 thread"
+    assert "own_ceiling" not in run_case(case(OUT_OF_CACHE_BYTES), impls, mode, np.random.default_rng(0))
 
 
 def test_probe_operands():

@@ -24,17 +24,19 @@ reference evaluator, in one process:
   on one thread and on fastbits' threads; without the compiled module a
   3-stream ``np.add`` stands in, and the header says so), and the cache
   ceiling (the same loop without streaming stores on warm arrays in each
-  thread's L2 cache, on one thread and on fastbits' threads). A case that
-  moves more than the last-level cache (:data:`~.timing.OUT_OF_CACHE_BYTES`,
-  elements read + written) also times the streaming probe over its own arrays
-  (as many read streams as the case reads, 1 or 2, and one written),
-  interleaved with its implementations' samples, and its rows are measured
-  against that, repetition by repetition, at each implementation's threads;
-  a case that moves :data:`~.timing.CEILING_MIN_BYTES` (256 KiB) up to the
-  last-level cache is measured against the cache ceiling at the
-  implementation's threads; a smaller one against none, its call's fixed
-  costs bounding it. A row over 110 % of its ceiling is named below the
-  table: the ceiling is not one there.
+  thread's L2 cache, on one thread and on fastbits' threads), both for the
+  header. A case that moves :data:`~.timing.CEILING_MIN_BYTES` (256 KiB,
+  elements read + written) or more also times that loop over its own arrays
+  (as many read streams as the case reads, 1 or 2, and one written; fresh
+  arrays of its size where its own are not contiguous), interleaved with its
+  implementations' samples, on one thread and on all, and its rows are
+  measured against it, repetition by repetition, at each implementation's
+  threads: the loop streams its result, and so is the streaming ceiling,
+  where the case moves more than the last-level cache
+  (:data:`~.timing.OUT_OF_CACHE_BYTES`), and is the cache ceiling below. A
+  smaller case has no ceiling, its call's fixed costs bounding it. A row
+  over 110 % of its ceiling is named below the table: the ceiling is not one
+  there.
 
 The default output is one table, a row a case; ``--verbose`` adds every
 implementation's figures (median, spread, GB/s) case by case.

@@ -132,13 +132,11 @@ def _against(case: dict[str, Any], ceiling: dict[str, Any] | None) -> str:
     """Which ceiling a case's rows are measured against, for its title line."""
     if not ceiling or not case.get("ceiling"):
         return ""
-    if case["ceiling"] == "cache":
-        return "; against the cache ceiling"
-    own = case.get("streaming_ceiling")
-    streaming = own or ceiling
-    par = f", {streaming['gbps_threads']:.1f} GB/s on {streaming['threads']} threads" if streaming["threads"] > 1 else ""
-    return (f"; against the streaming ceiling{' timed with it' if own else ''}, "
-            f"{streaming['gbps_1_thread']:.1f} GB/s on 1 thread{par}")
+    own = case.get("own_ceiling")
+    limits = own or (ceiling["cache"] if case["ceiling"] == "cache" else ceiling)
+    par = f", {limits['gbps_threads']:.1f} GB/s on {limits['threads']} threads" if limits["threads"] > 1 else ""
+    return (f"; against the {case['ceiling']} ceiling{' timed with it' if own else ''}, "
+            f"{limits['gbps_1_thread']:.1f} GB/s on 1 thread{par}")
 
 
 def fmt_percent(x: float | None) -> str:

@@ -8,11 +8,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-import fastbits
 
 from .cases import Case, bytes_moved, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
-from .timing import OUT_OF_CACHE_BYTES, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
+from .timing import CEILING_MIN_BYTES, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
 
 
 def _native(r: np.ndarray) -> np.ndarray:
@@ -43,10 +42,10 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
              ceiling_threads: int | None = None) -> dict[str, Any]:
     """Build the case's arrays, check and time every implementation: the case's record of the report.
 
-    With ``ceiling_threads``, a case that moves at least OUT_OF_CACHE_BYTES also times the
-    streaming ceiling on its own arrays (or fresh ones of its size), reading as many streams as it
-    does (1 or 2), on one thread and on ``ceiling_threads``, interleaved with its implementations:
-    the record's ``streaming_ceiling``."""
+    With ``ceiling_threads``, a case that moves at least CEILING_MIN_BYTES also times its
+    ceiling, the kernels' own loop on its own arrays (or fresh ones of its size), reading as many
+    streams as it does (1 or 2), on one thread and on ``ceiling_threads``, interleaved with its
+    implementations: the record's ``own_ceiling``."""
     arrays = case.build(rng)
     numpy_fn = numpy_prepare(case, arrays)
     expected = np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True)
@@ -83,13 +82,13 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
             continue
         fns[impl.name] = fn
     del expected
-    streaming = None
-    if fns and ceiling_threads is not None and nbytes >= OUT_OF_CACHE_BYTES:
+    own_ceiling = None
+    if fns and ceiling_threads is not None and nbytes >= CEILING_MIN_BYTES:
         inputs = read_streams(case, arrays)
         own = probe_operands(case, arrays)
         with streaming_probes(nbytes // (inputs + 1), mode, ceiling_threads, inputs, own=own) as (probes, info):
             timed = time_interleaved(fns | probes, mode, rng)
-        streaming = measured_ceiling(info, timed)
+        own_ceiling = measured_ceiling(info, timed)
         for name in probes:
             del timed[name]
     else:
@@ -115,5 +114,5 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     return {
         "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
         "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
-        "note": case.note, **({"streaming_ceiling": streaming} if streaming else {}),
+        "note": case.note, **({"own_ceiling": own_ceiling} if own_ceiling else {}),
     }

@@ -185,13 +185,12 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     result["cache"] = cache_ceiling(mode, threads)
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
     result["ceiling_min_bytes"] = CEILING_MIN_BYTES
-    result["rule"] = (f"a case moving >= {OUT_OF_CACHE_BYTES >> 20} MiB (elements read + written: more than the "
-                      "last-level cache) is measured against the streaming ceiling at the threads its "
-                      "implementation uses (1, or all: fastbits-c and ort), timed interleaved with the case over "
-                      "its own arrays where they are contiguous; one moving "
-                      f"{CEILING_MIN_BYTES >> 10} KiB to {OUT_OF_CACHE_BYTES >> 20} MiB against the cache "
-                      "ceiling at the same threads; a smaller one against none (its call's fixed costs, not "
-                      "bandwidth, bound it)")
+    result["rule"] = (f"a case moving {CEILING_MIN_BYTES >> 10} KiB or more (elements read + written) is measured "
+                      "against the kernels' own loop (out = a ^ b) over its own arrays where they are contiguous, "
+                      "else fresh ones of its size, timed interleaved with it, at the threads its implementation "
+                      "uses (1, or all: fastbits-c and ort): the streaming ceiling from "
+                      f"{OUT_OF_CACHE_BYTES >> 20} MiB (more than the last-level cache), the cache ceiling below; "
+                      "a smaller one against none (its call's fixed costs, not bandwidth, bound it)")
     return result
 
 
@@ -216,25 +215,31 @@ PROBE = "fastbits.bitwise_xor"
 
 
 def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray, threads: int) -> None:
-    """``out = a ^ b`` over flat uint8 arrays through fastbits' public loop, the result streamed
-    around the cache, on ``threads`` threads (one share each, whatever the size)."""
-    with fastbits.config_context(num_threads=threads, stream_threshold=0, grain_streamed=1):
+    """``out = a ^ b`` over flat uint8 arrays through fastbits' public loop with at most
+    ``threads`` threads: the grain rule and ``stream_threshold`` decide as for any call, so over
+    a case's own arrays the loop streams, and shares its work, as the case's own call does."""
+    before = fastbits.get_num_threads()
+    fastbits.set_num_threads(threads)
+    try:
         fastbits.bitwise_xor(a, b, out=out)
+    finally:
+        fastbits.set_num_threads(before)
 
 
 @contextmanager
 def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None,
                      own: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                      ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
-    """Calls of the streaming ceiling that read ``inputs`` (1 or 2) arrays and write one, each of
+    """Calls of a case's ceiling (streaming out of cache, the cache ceiling in it: the kernels'
+    own loop decides, as for any call) that read ``inputs`` (1 or 2) arrays and write one, each of
     ``array_bytes`` bytes (rounded down to 64 bytes, at most the mode's ceiling arrays):
     ``{PROBE_1: one thread, PROBE_ALL: threads}`` (no PROBE_ALL for one thread), and what they
     are (``method``, ``probe``, ``array_bytes``, ``streams``: arrays moved, ``threads``,
     ``arrays``: "the case's" or "fresh").
 
     With the compiled module (``compiled`` None: when it is the backend) the calls are
-    :func:`xor_probe`, the kernels' own loop with streaming stores on
-    fastbits' thread team (one input: ``b`` is ``a``, read once from memory), over ``own``
+    :func:`xor_probe`, the kernels' own loop on fastbits' thread team (one input: ``b`` is
+    ``a``, read once), over ``own``
     (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size: the ceiling then moves
     the very memory the case does) or fresh arrays; without it ``np.add`` over fresh float64
     arrays, on Python threads.
@@ -354,34 +359,29 @@ def cache_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
 
 
 def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
-    """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming",
-    "cache", or None when it moves no bytes), and give each timed result the ceiling's GB/s and its
-    percentage of it. ``threads_of`` maps an implementation to its threads (None: all).
+    """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming"
+    out of cache, "cache" below that, or None under :data:`CEILING_MIN_BYTES`), and give each
+    timed result the ceiling's GB/s and its percentage of it. ``threads_of`` maps an
+    implementation to its threads (None: all).
 
-    The streaming ceiling is the record's own (``streaming_ceiling``, timed interleaved with the
-    case) when it has one, else the run's.  Against its own, a result's percentage is the median
-    over repetitions of its GB/s over the ceiling's in the same repetition (the GB/s columns are
-    of the medians)."""
+    The ceiling is the record's own (``own_ceiling``: the kernels' loop over the case's arrays,
+    timed interleaved with the case) when it has one, else the run's.  Against its own, a
+    result's percentage is the median over repetitions of its GB/s over the ceiling's in the
+    same repetition (the GB/s columns are of the medians)."""
     nbytes = record["bytes"]
     record["ceiling"] = (None if nbytes < CEILING_MIN_BYTES else
                          "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache")
-    own = record.get("streaming_ceiling")
-    streaming = own or ceiling
+    own = record.get("own_ceiling")
+    run = ceiling["cache"] if record["ceiling"] == "cache" else ceiling
+    limits = own or run
     for name, res in record["results"].items():
         if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None:
             continue
-        probe_samples = None
-        if record["ceiling"] == "cache":
-            cache = ceiling["cache"]
-            threads = 1 if threads_of.get(name, 1) == 1 else cache["threads"]
-            gbps = cache["gbps_1_thread"] if threads == 1 else cache["gbps_threads"]
-            label = f"cache, {threads} thread{'s' if threads > 1 else ''}"
-        elif threads_of.get(name, 1) == 1:
-            gbps, label = streaming["gbps_1_thread"], "streaming, 1 thread"
-            probe_samples = own and own["samples_1_thread_s"]
-        else:
-            gbps, label = streaming["gbps_threads"], f"streaming, {streaming['threads']} threads"
-            probe_samples = own and own["samples_threads_s"]
+        one = threads_of.get(name, 1) == 1
+        threads = 1 if one else limits["threads"]
+        gbps = limits["gbps_1_thread"] if one else limits["gbps_threads"]
+        label = f"{record['ceiling']}, {threads} thread{'s' if threads > 1 else ''}"
+        probe_samples = own and own["samples_1_thread_s" if one else "samples_threads_s"]
         if probe_samples and len(probe_samples) == len(res.get("samples_s", ())):
             # repetition by repetition: the machine's drift hits a sample and its ceiling alike
             percent = statistics.median(100 * (nbytes / t) / (own["gigabytes"] * 1e9 / p)
