@@ -23,7 +23,7 @@ DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md"] + sorted(
     p for p in DOCS.rglob("*.md") if not {"_build", "_generated"} & set(p.relative_to(DOCS).parts)
 )
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```", re.M | re.S)  # indented in a list item too
 REQUIRES = re.compile(r"<!-- doctest: requires ([\w.]+(?:, *[\w.]+)*) -->")
 
 
@@ -34,8 +34,10 @@ def code_blocks(text: str) -> list[tuple[int, str, str, list[str]]]:
         before = text[: match.start()].rstrip().rsplit("\n", 1)[-1]
         required = REQUIRES.fullmatch(before.strip())
         modules = [m.strip() for m in required.group(1).split(",")] if required else []
-        lineno = text.count("\n", 0, match.start(2))
-        blocks.append((lineno, match.group(1), match.group(2), modules))
+        lineno = text.count("\n", 0, match.start(3))
+        indent = len(match.group(1))
+        code = "".join(line[indent:] for line in match.group(3).splitlines(keepends=True))
+        blocks.append((lineno, match.group(2), code, modules))
     return blocks
 
 
@@ -58,7 +60,7 @@ def test_page_examples(page):
     python = [b for b in blocks if b[1] == "python"]
     # Every example is in a python block, and every python block is an example.
     assert sum(code.count("\n>>> ") + code.startswith(">>> ") for _, _, code, _ in python) == len(
-        re.findall(r"^>>> ", text, re.M)
+        re.findall(r"^ *>>> ", text, re.M)
     ), f"{page.name}: a >>> example outside a ```python block"
     for lineno, _, code, _ in python:
         assert code.lstrip().startswith(">>>"), f"{page.name}:{lineno + 1}: a python block that is not a doctest"

@@ -76,9 +76,16 @@ def test_node_test_examples_match_onnx():
     from onnx.backend.test.case.node import collect_testcases
 
     with np.errstate(all="ignore"):
-        # every node test (onnx keeps the first collection's list for the process; ~5 s)
-        cases = {case.name: case for case in collect_testcases()}
+        # every node test (onnx keeps the first collection's list for the process; ~5 s); onnx
+        # before 1.21 collects one operator's at a time
+        try:
+            collected = collect_testcases()
+        except TypeError:
+            collected = [case for op in ("BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift")
+                         for case in collect_testcases(op)]
+        cases = {case.name: case for case in collected}
     checked = 0
+    absent = []
     for example in EXAMPLES:
         if example.op in (BITWISE_AND, BITCAST):
             continue
@@ -86,6 +93,9 @@ def test_node_test_examples_match_onnx():
             raw = onnx.numpy_helper.from_array(example.inputs[0]).raw_data
             assert list(raw) == example.expected.tolist(), example.name
             checked += 1
+            continue
+        if example.name not in cases:  # an onnx before the node test (BitShift-28's came later)
+            absent.append(example.name)
             continue
         case = cases[example.name]
         (inputs, outputs), = case.data_sets
@@ -96,7 +106,9 @@ def test_node_test_examples_match_onnx():
             assert got.dtype == want.dtype and got.shape == want.shape, example.name
             np.testing.assert_array_equal(got, want, example.name)
         checked += 1
-    assert checked == 4 + 4 + 3 + 8 + 28 + 5
+    assert checked + len(absent) == 4 + 4 + 3 + 8 + 28 + 5
+    # the examples were taken from onnx 1.23's node tests: from it on, every one is there
+    assert not absent or tuple(int(p) for p in onnx.__version__.split(".")[:2]) < (1, 23), absent
 
 
 def _spec_text(name):

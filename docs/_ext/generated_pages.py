@@ -129,8 +129,12 @@ def performance_markdown(report: dict[str, Any]) -> str:
 
 def bad_inputs_markdown(path: pathlib.Path) -> str:
     """Each row of the catalogue, run through fastbits: its name, the error and the message."""
+    import sys
+
     import fastbits
 
+    if str(path.parent) not in sys.path:  # the catalogue imports the tests' conftest and support
+        sys.path.insert(0, str(path.parent))
     loader = importlib.util.spec_from_file_location("catalogue", path)
     module = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(module)
