@@ -1,9 +1,10 @@
-"""BitwiseOr-18, BitwiseXor-18, BitShift-28 (both directions) and BitwiseNot-18 on every
-path, with BitwiseAnd's conventions: every integer type, broadcasting, layouts, byte orders,
-Python int operands, out=, the errors.
+"""BitwiseAnd-18, BitwiseOr-18, BitwiseXor-18, BitShift-28 (both directions) and BitwiseNot-18
+on every path: every integer type, broadcasting, layouts, byte orders, Python int operands,
+out=, the errors.
 
-Or, Xor and Not are held against numpy, BitShift against ``support.bitshift_reference``;
-what only BitShift has (out-of-range amounts, ``direction``) is in ``test_bitshift.py``.
+And, Or, Xor and Not are held against numpy, BitShift against ``support.bitshift_reference``;
+what only BitShift has (out-of-range amounts, ``direction``) is in ``test_bitshift.py``.  The
+last section holds the conventions the family shares, shown on BitwiseAnd.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from support import (
     shift_amounts,
 )
 
-OPS = ["bitwise_or", "bitwise_xor", "bitshift_left", "bitshift_right"]
-ONNX_NAME = {"bitwise_or": "BitwiseOr", "bitwise_xor": "BitwiseXor", "bitshift_left": "BitShift",
+OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitshift_left", "bitshift_right"]
+ONNX_NAME = {"bitwise_and": "BitwiseAnd", "bitwise_or": "BitwiseOr", "bitwise_xor": "BitwiseXor", "bitshift_left": "BitShift",
              "bitshift_right": "BitShift", "bitwise_not": "BitwiseNot"}
 
 
@@ -390,3 +391,86 @@ def test_not_bad_inputs(ops):
         ops.bitwise_not([[1], [1, 2]])
     with pytest.raises(fastbits.ArgumentTypeError, match=r"^BitwiseNot: input 'X' \(object\) cannot be read as a numeric array"):
         ops.bitwise_not(object())
+
+
+# --------------------------------------------------------------------------- shown on BitwiseAnd
+
+
+def test_result_is_new_c_contiguous_native(ops):
+    a = random_ints((40, 30), np.int16).T  # Fortran-ordered input
+    b = random_ints((40, 30), np.int16, 7).T
+    result = ops.bitwise_and(a, b)
+    assert result.flags.c_contiguous
+    assert result.flags.writeable and result.flags.owndata
+    assert not np.shares_memory(result, a) and not np.shares_memory(result, b)
+    np.testing.assert_array_equal(result, a & b)
+
+
+def test_zero_d_result_is_an_array(ops):
+    result = ops.bitwise_and(np.array(12, np.uint8), np.array(10, np.uint8))
+    assert isinstance(result, np.ndarray) and result.shape == () and result == 8
+
+
+def test_numpy_scalar_operand_keeps_its_type(ops):
+    a = random_ints((4,), np.uint8)
+    np.testing.assert_array_equal(ops.bitwise_and(a, np.uint8(0x0F)), a & 0x0F)
+    with pytest.raises(fastbits.TypeConstraintError, match="tensor\\(int64\\)"):
+        ops.bitwise_and(a, np.int64(3))
+
+
+def test_array_likes(ops):
+    a = np.array([6, 5, 4], np.int64)
+    np.testing.assert_array_equal(ops.bitwise_and(a, [3, 3, 3]), [2, 1, 0])
+    with pytest.raises(fastbits.TypeConstraintError, match="'B' is tensor\\(int64\\)"):
+        ops.bitwise_and(a.astype(np.int32), [3, 3, 3])  # a list is int64: no promotion
+
+
+def test_out_strided_and_big_endian(ops):
+    a, b = random_ints((6, 10), np.int32, 1), random_ints((6, 10), np.int32, 2)
+    holder = np.zeros((12, 20), np.int32)
+    out = holder[::2, ::-2]
+    assert ops.bitwise_and(a, b, out=out) is out
+    np.testing.assert_array_equal(out, a & b)
+    assert not holder[1::2].any()  # nothing written outside the view
+    big = np.zeros((6, 10), ">i4")
+    ops.bitwise_and(a, b, out=big)
+    np.testing.assert_array_equal(big, a & b)
+
+
+@pytest.mark.parametrize("shape_a, shape_b", [((3,), (4,)), ((2, 3), (3, 2)), ((0,), (2,)), ((5, 4, 3), (5, 3))])
+def test_incompatible_shapes(ops, shape_a, shape_b):
+    with pytest.raises(fastbits.BroadcastError) as info:
+        ops.bitwise_and(np.zeros(shape_a, np.int32), np.zeros(shape_b, np.int32))
+    assert str(shape_a) in str(info.value) and str(shape_b) in str(info.value)
+    assert str(info.value).startswith("BitwiseAnd: ")
+
+
+def test_out_errors(ops):
+    a = np.zeros((2, 3), np.int32)
+    with pytest.raises(fastbits.BroadcastError, match=r"'out' has shape \(3, 2\)"):
+        ops.bitwise_and(a, a, out=np.zeros((3, 2), np.int32))
+    with pytest.raises(fastbits.BroadcastError, match=r"'out' has shape \(1, 2, 3\)"):
+        ops.bitwise_and(a, a, out=np.zeros((1, 2, 3), np.int32))
+    with pytest.raises(fastbits.TypeConstraintError, match=r"'out' has dtype int64"):
+        ops.bitwise_and(a, a, out=np.zeros((2, 3), np.int64))
+    with pytest.raises(fastbits.TypeConstraintError, match=r"'out' has dtype uint32"):
+        ops.bitwise_and(a, a, out=np.zeros((2, 3), np.uint32))
+    read_only = np.zeros((2, 3), np.int32)
+    read_only.flags.writeable = False
+    with pytest.raises(fastbits.ArgumentValueError, match="'out' is read-only"):
+        ops.bitwise_and(a, a, out=read_only)
+    with pytest.raises(fastbits.ArgumentTypeError, match="'out' must be a numpy.ndarray"):
+        ops.bitwise_and(a, a, out=[[0, 0, 0], [0, 0, 0]])
+
+
+def test_ragged_input(ops):
+    with pytest.raises(fastbits.ArgumentTypeError, match="input 'A' cannot be read as an array"):
+        ops.bitwise_and([[1], [1, 2]], np.zeros(2, np.int64))
+
+
+def test_huge_but_empty_broadcast(ops):
+    # sizes whose product overflows, times a zero-size axis: an empty result, not an error
+    huge = np.broadcast_to(np.zeros(1, np.int8), (2**40, 1, 1))
+    empty = np.zeros((1, 2**22, 0), np.int8)
+    result = ops.bitwise_and(huge, empty)
+    assert result.shape == (2**40, 2**22, 0) and result.dtype == np.int8
