@@ -214,11 +214,15 @@ PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
 PROBE = "fastbits.bitwise_xor"
 
 
-def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray, threads: int) -> None:
-    """``out = a ^ b`` over flat uint8 arrays through fastbits' public loop with at most
-    ``threads`` threads: the grain rule and ``stream_threshold`` decide as for any call, so over
-    a case's own arrays the loop streams, and shares its work, as the case's own call does."""
+def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray | int, threads: int) -> None:
+    """``out = a ^ b`` over flat uint8 arrays (``b`` an int: one input stream, as a unary case or
+    one with a scalar reads) through fastbits' public loop with at most ``threads`` threads: the
+    grain rule and ``stream_threshold`` decide as for any call, so over a case's own arrays the
+    loop streams, and shares its work, as the case's own call does."""
     before = fastbits.get_num_threads()
+    if before == threads:  # the case's own threads: no setting to change around a small call
+        fastbits.bitwise_xor(a, b, out=out)
+        return
     fastbits.set_num_threads(threads)
     try:
         fastbits.bitwise_xor(a, b, out=out)
@@ -252,7 +256,7 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     nbytes = own[0].nbytes if own else max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
     info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "streams": inputs + 1, "threads": threads,
                             "arrays": "the case's" if own else "fresh"}
-    reads = "a, b" if inputs == 2 else "a (b is a)"
+    reads = "a, b" if inputs == 2 else "a (b a constant)"
     pool = None
     if compiled:
         if own:
@@ -261,6 +265,8 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
             a = np.full(nbytes, 0x5A, np.uint8)
             b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
             out = np.zeros(nbytes, np.uint8)
+        if b is a:  # one input: a ^ a would load it twice, a ^ constant once, as the case does
+            b = 0xC3
         probes = {PROBE_1: lambda: xor_probe(out, a, b, 1)}
         if threads > 1:
             probes[PROBE_ALL] = lambda: xor_probe(out, a, b, threads)
