@@ -19,7 +19,7 @@ from libc.string cimport strncpy
 cimport numpy as cnp
 
 from ._clib cimport (
-    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_MAX_THREADS, FB_POOL_MAX_AGE,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_POOL_MAX_AGE,
     FB_POOL_MAX_BYTES, FB_SANITIZED, fb_config_get, fb_config_t, fb_grain_get, fb_grain_set, fb_local_threads_set,
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc,
     fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_stream_threshold_get, fb_stream_threshold_set,
