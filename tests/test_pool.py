@@ -52,6 +52,24 @@ def test_pool_serves_a_result_after_one_died(pool):
 
 
 @pytest.mark.compiled
+def test_a_freed_block_takes_the_place_of_those_idle_longest(pool):
+    """A block that fits the pool's bound alone is kept, the blocks idle longest freed to make
+    room: a large result freed after a small one is there for the next large result."""
+    most = fastbits.runtime_info()["pool_max_idle_bytes"]
+    small = fastbits.bitwise_not(np.zeros(1 << 20, np.uint8))
+    del small
+    assert _stats()["pool_idle_blocks"] == 1
+    big_input = np.zeros(most, np.uint8)  # a result of the bound itself: the small block must go
+    big = fastbits.bitwise_not(big_input)
+    del big
+    idle = _stats()
+    assert idle["pool_idle_blocks"] == 1 and idle["pool_idle_bytes"] == most
+    again = fastbits.bitwise_not(big_input)
+    assert _stats()["pool_hits"] == idle["pool_hits"] + 1
+    assert again[0] == 255 and again[-1] == 255
+
+
+@pytest.mark.compiled
 def test_small_results_bypass_the_pool(pool):
     a = np.arange(1 << 10, dtype=np.uint8)  # 1 KiB, below pool_threshold
     start = _stats()

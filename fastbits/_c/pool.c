@@ -112,17 +112,23 @@ void fb_pool_free(void *ctx, void *ptr, size_t size) {
     t = now();
     pthread_mutex_lock(&lock);
     ndrop = take_aged(drop, t);
-    for (i = 0; i < FB_POOL_SLOTS; i++) {
-        if (slots[i].base == NULL) { slot = i; break; }
+    /* Keep it, making room by freeing the blocks idle longest: the block freed last is the one
+       the next large result (often of the same size) most likely wants. */
+    while (cap <= FB_POOL_MAX_BYTES) {
+        int oldest = -1;
+        slot = -1;
+        for (i = 0; i < FB_POOL_SLOTS; i++) {
+            if (slots[i].base == NULL) slot = i;
+            else if (oldest < 0 || slots[i].since < slots[oldest].since) oldest = i;
+        }
+        if (slot >= 0 && idle_bytes + cap <= FB_POOL_MAX_BYTES) break;
+        drop[ndrop++] = slots[oldest].base; /* (oldest exists: an empty pool has room) */
+        idle_bytes -= slots[oldest].cap;
+        slots[oldest].base = NULL;
+        slots[oldest].cap = 0;
     }
-    if (slot < 0) { /* full: replace the smallest block if this one is larger */
-        for (i = 0; i < FB_POOL_SLOTS; i++)
-            if (slot < 0 || slots[i].cap < slots[slot].cap) slot = i;
-        if (slots[slot].cap >= cap) slot = -1;
-    }
-    if (slot >= 0 && idle_bytes - slots[slot].cap + cap <= FB_POOL_MAX_BYTES) {
-        if (slots[slot].base != NULL) drop[ndrop++] = slots[slot].base;
-        idle_bytes = idle_bytes - slots[slot].cap + cap;
+    if (cap <= FB_POOL_MAX_BYTES) {
+        idle_bytes += cap;
         slots[slot].base = base;
         slots[slot].cap = cap;
         slots[slot].since = t;

@@ -4,7 +4,8 @@
    An allocator with numpy's PyDataMem_Handler signatures (the runtime installs it only around
    the allocation of a large fresh result).  A block is handed out only after the array that
    owned it was freed, so live arrays never share memory.  The pool is bounded (FB_POOL_SLOTS
-   blocks, FB_POOL_MAX_BYTES idle), gives idle memory back: MADV_FREE lets the kernel take an
+   blocks, FB_POOL_MAX_BYTES idle: a block freed into a full pool takes the place of the blocks
+   idle longest), gives idle memory back: MADV_FREE lets the kernel take an
    idle block's pages whenever it needs memory, and a block idle for FB_POOL_MAX_AGE seconds is
    freed at the next pool operation; fb_pool_release() frees every idle block at once.  It does
    not exist in sanitizer builds (reuse could hide a use-after-free) nor where there is no
