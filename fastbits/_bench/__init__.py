@@ -27,8 +27,9 @@ reference evaluator, in one process:
   thread's L2 cache, on one thread and on fastbits' threads), both for the
   header. A case that moves :data:`~.timing.CEILING_MIN_BYTES` (256 KiB,
   elements read + written) or more also times that loop over its own arrays
-  (as many read streams as the case reads, 1 or 2, and one written; fresh
-  arrays of its size where its own are not contiguous), interleaved with its
+  (as many read streams as the case reads, 1 or 2, and one written: its
+  ``out``, or a fresh result where the case returns one; fresh arrays of its
+  size where its own are not contiguous), interleaved with its
   implementations' samples, on one thread and on all, and its rows are
   measured against it, repetition by repetition, at each implementation's
   threads: the loop streams its result, and so is the streaming ceiling,

@@ -365,11 +365,11 @@ def read_streams(case: Case, arrays: dict[str, Any]) -> int:
     return max(1, sum(1 for x in xs if 2 * x.nbytes >= out))
 
 
-def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
     """The case's own arrays for its streaming ceiling, as flat bytes ``(out, a, b)``: its
-    ``out`` (a fresh one for a case that returns a fresh result) and the operands it reads as
-    streams (``b`` is ``a`` for one), so that the ceiling reads and writes the very memory the
-    case does; None when those operands are not C-contiguous and of the result's size (strided
+    ``out`` (None for a case that returns a fresh result: the ceiling does too) and the operands
+    it reads as streams (``b`` is ``a`` for one), so that the ceiling reads and writes the very
+    memory the case does; None when those operands are not C-contiguous and of the result's size (strided
     and transposed inputs, BitCast, pack and unpack)."""
     if case.op not in ELEMENTWISE:
         return None
@@ -380,10 +380,9 @@ def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray, np.n
     if not nbytes or len(streams) < inputs:
         return None
     out = arrays.get("out")
-    if out is None or not out.flags.c_contiguous:
-        out = np.empty(nbytes, np.uint8)
+
     def flat(x: np.ndarray) -> np.ndarray:
         return x.reshape(-1).view(np.uint8)
 
     a = flat(streams[0])
-    return flat(out), a, (flat(streams[1]) if inputs == 2 else a)
+    return (flat(out) if out is not None and out.flags.c_contiguous else None), a, (flat(streams[1]) if inputs == 2 else a)

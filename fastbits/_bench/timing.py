@@ -186,8 +186,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     result["out_of_cache_bytes"] = OUT_OF_CACHE_BYTES
     result["ceiling_min_bytes"] = CEILING_MIN_BYTES
     result["rule"] = (f"a case moving {CEILING_MIN_BYTES >> 10} KiB or more (elements read + written) is measured "
-                      "against the kernels' own loop (out = a ^ b) over its own arrays where they are contiguous, "
-                      "else fresh ones of its size, timed interleaved with it, at the threads its implementation "
+                      "against the kernels' own loop (out = a ^ b) over its own arrays where they are contiguous "
+                      "(into its out, or a fresh result as it returns one), else fresh ones of its size, timed interleaved with it, at the threads its implementation "
                       "uses (1, or all: fastbits-c and ort): the streaming ceiling from "
                       f"{OUT_OF_CACHE_BYTES >> 20} MiB (more than the last-level cache), the cache ceiling below; "
                       "a smaller one against none (its call's fixed costs, not bandwidth, bound it)")
@@ -214,9 +214,9 @@ PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
 PROBE = "fastbits.bitwise_xor"
 
 
-def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray | int, threads: int) -> None:
+def xor_probe(out: np.ndarray | None, a: np.ndarray, b: np.ndarray | int, threads: int) -> None:
     """``out = a ^ b`` over flat uint8 arrays (``b`` an int: one input stream, as a unary case or
-    one with a scalar reads) through fastbits' public loop with at most ``threads`` threads: the
+    one with a scalar reads; ``out`` None: into a fresh result, as a case without ``out=``) through fastbits' public loop with at most ``threads`` threads: the
     grain rule and ``stream_threshold`` decide as for any call, so over a case's own arrays the
     loop streams, and shares its work, as the case's own call does."""
     before = fastbits.get_num_threads()
@@ -232,7 +232,7 @@ def xor_probe(out: np.ndarray, a: np.ndarray, b: np.ndarray | int, threads: int)
 
 @contextmanager
 def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None,
-                     own: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                     own: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None
                      ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
     """Calls of a case's ceiling (streaming out of cache, the cache ceiling in it: the kernels'
     own loop decides, as for any call) that read ``inputs`` (1 or 2) arrays and write one, each of
@@ -244,8 +244,8 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     With the compiled module (``compiled`` None: when it is the backend) the calls are
     :func:`xor_probe`, the kernels' own loop on fastbits' thread team (one input: ``b`` is
     ``a``, read once), over ``own``
-    (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size: the ceiling then moves
-    the very memory the case does) or fresh arrays; without it ``np.add`` over fresh float64
+    (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size, ``out`` None for a fresh
+    result: the ceiling then moves the very memory the case does and gets its result as it does) or fresh arrays; without it ``np.add`` over fresh float64
     arrays, on Python threads.
     """
     if compiled is None:
@@ -253,7 +253,7 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     if inputs not in (1, 2):
         raise ValueError(f"streaming_probes: inputs must be 1 or 2, not {inputs!r}")
     own = own if compiled else None
-    nbytes = own[0].nbytes if own else max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
+    nbytes = own[1].nbytes if own else max(64, min(array_bytes, 8 * mode.ceiling_elems) // 64 * 64)
     info: dict[str, Any] = {"array_bytes": nbytes, "elements": nbytes, "streams": inputs + 1, "threads": threads,
                             "arrays": "the case's" if own else "fresh"}
     reads = "a, b" if inputs == 2 else "a (b a constant)"
