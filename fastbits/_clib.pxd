@@ -2,20 +2,17 @@
 # that calls them.  The C is compiled into the module that owns it (setup.py says which).
 
 from libc.stddef cimport size_t
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t
 
 
 cdef extern from "_c/platform.h":
-    const int FB_HAVE_CLONES
     const int FB_SANITIZED
 
 
 cdef extern from "_c/config.h":
-    const int FB_MAX_THREADS
     const int FB_GRAIN_CACHED
     const int FB_GRAIN_STREAMED
     const int FB_GRAIN_STRIDED
-    const int FB_GRAIN_KINDS
     ctypedef struct fb_config_t:
         int num_threads
         Py_ssize_t grain[3]
@@ -54,7 +51,6 @@ cdef extern from "_c/pool.h":
         size_t idle_bytes
         size_t idle_blocks
     const size_t FB_POOL_MAX_BYTES
-    const int FB_POOL_SLOTS
     const double FB_POOL_MAX_AGE
     int fb_pool_available() noexcept nogil
     void* fb_pool_malloc(void* ctx, size_t size) noexcept nogil
@@ -94,8 +90,6 @@ cdef extern from "_c/loops.h":
 cdef extern from "_c/bytes.h":
     void fb_copy_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
                      Py_ssize_t itemsize, int swap, int mask) noexcept nogil
-    void fb_map_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
-                    const uint8_t* byte_map) noexcept nogil
     void fb_gather_tile(char* dst, const char* src, Py_ssize_t rows, Py_ssize_t cols,
                         Py_ssize_t row_stride, Py_ssize_t col_stride, Py_ssize_t width) noexcept nogil
     void fb_prefetch_tile(const char* p, Py_ssize_t line_stride, Py_ssize_t ncols,

@@ -20,6 +20,7 @@ from cpython.object cimport PyObject
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memset
 
 import sys
 
@@ -100,20 +101,9 @@ cdef bint ML_READY = False   # the tables hold ml_dtypes' types too
 
 
 cdef void _build_tables() except *:
-    cdef int i, j, code
-    for i in range(NUM_BUILTIN):
-        INT_CODE[i] = -1
-        SWAP_UNIT[i] = 0
-    for i in range(NUM_DTYPES):
-        BITCAST_CODE[i] = -1
-    for i in range(NUM_CODES):
-        DESCR[i] = NULL
-        SIGNED[i] = False
-        BITS[i] = 0
-        ITEMSIZE[i] = 0
-        ORDER_UNIT[i] = 0
-        for j in range(NUM_CODES):
-            BITCAST_ALLOWED[i][j] = 0
+    # (the tables are C globals, zero to begin with)
+    memset(INT_CODE, -1, sizeof(INT_CODE))
+    memset(BITCAST_CODE, -1, sizeof(BITCAST_CODE))
     for c in spec.DataType:
         BITS[int(c)] = spec.bit_width(c) or 0
         if c not in spec.ML_TYPES:
@@ -199,10 +189,12 @@ cdef inline int _int_code(cnp.ndarray arr) noexcept:
     return INT_CODE[t]
 
 
-cdef inline void _extent(char* data, int nd, const cnp.npy_intp* n, const cnp.npy_intp* s,
-                         int itemsize, char** lo, char** hi) noexcept:
+cdef inline void _extent(cnp.ndarray X, int itemsize, char** lo, char** hi) noexcept:
     """The bytes [lo, hi) an array spans."""
-    cdef int d
+    cdef int d, nd = cnp.PyArray_NDIM(X)
+    cdef const cnp.npy_intp* n = cnp.PyArray_DIMS(X)
+    cdef const cnp.npy_intp* s = cnp.PyArray_STRIDES(X)
+    cdef char* data = <char*>cnp.PyArray_DATA(X)
     cdef char* l = data
     cdef char* h = data + itemsize
     for d in range(nd):
@@ -261,52 +253,51 @@ cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize
     return total
 
 
-cdef object _new_result(str op, int nd, cnp.npy_intp* shape, int code, Py_ssize_t nbytes):
-    """A fresh result; one that cannot be allocated is the runtime's AllocationError (_runtime_py.allocate)."""
-    return new_array(nd, shape, DESCR[code], nbytes, op)
-
-
-cdef object _binary_core(int op, str opname, int code, object A, object B, char* pa, int nda,
-                         cnp.npy_intp* da, cnp.npy_intp* sa, char* pb, int ndb,
-                         cnp.npy_intp* db, cnp.npy_intp* sb, object out):
+cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out):
     """``op`` of two checked operands of type ``code`` (native, aligned), broadcast.
 
-    ``A``/``B`` are the arrays behind ``pa``/``pb`` (None for a scalar held in a C buffer).
-    Returns None, having written nothing, when the shapes do not broadcast or ``out`` is not
-    one the fast path takes: the caller then goes the slow way, where the spec functions raise
-    or the odd ``out`` is handled.
+    ``A``/``B`` are ndarrays, or None for the scalar at ``scalar`` (BitwiseNot: ``B`` None and
+    ``scalar`` its input's data, which the loop does not read).  Returns None, having written
+    nothing, when the shapes do not broadcast or ``out`` is not one the fast path takes: the
+    caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
     """
     cdef Plan pl
-    cdef int nd, d, ia, ib, k, itemsize = ITEMSIZE[code]
+    cdef int nd, d, i, k, itemsize = ITEMSIZE[code]
+    cdef int nds[3]
+    cdef cnp.npy_intp* dims[3]
+    cdef cnp.npy_intp* strides[3]
     cdef cnp.npy_intp shape[MAXD]
-    cdef cnp.npy_intp na, nb
+    cdef cnp.npy_intp m
     cdef cnp.ndarray O, C
     cdef char* lo0
     cdef char* hi0
     cdef char* lo1
     cdef char* hi1
-    cdef bint same
     cdef Py_ssize_t total
-    nd = nda if nda > ndb else ndb
+    nd = 0
+    for k in range(1, 3):
+        C = A if k == 1 else B
+        nds[k] = 0 if C is None else cnp.PyArray_NDIM(C)
+        dims[k] = NULL if C is None else cnp.PyArray_DIMS(C)
+        strides[k] = NULL if C is None else cnp.PyArray_STRIDES(C)
+        pl.p[k] = scalar if C is None else <char*>cnp.PyArray_DATA(C)
+        nd = nds[k] if nds[k] > nd else nd
     for d in range(nd):
-        ia = d - (nd - nda)
-        ib = d - (nd - ndb)
-        na = da[ia] if ia >= 0 else 1
-        nb = db[ib] if ib >= 0 else 1
-        if na == nb or nb == 1:
-            shape[d] = na
-        elif na == 1:
-            shape[d] = nb
-        else:
-            return None
+        shape[d] = 1
+        for k in range(1, 3):
+            i = d - (nd - nds[k])
+            m = dims[k][i] if i >= 0 else 1
+            if m != 1 and shape[d] != 1 and m != shape[d]:
+                return None
+            if m != 1:
+                shape[d] = m
+            pl.s[k][d] = strides[k][i] if m != 1 else 0
         pl.n[d] = shape[d]
-        pl.s[1][d] = sa[ia] if (ia >= 0 and na != 1) else 0
-        pl.s[2][d] = sb[ib] if (ib >= 0 and nb != 1) else 0
     total = _nbytes_or_minus_one(nd, shape, itemsize)
     if total < 0:
         return None  # more bytes than an array can hold: allocate raises on the slow path
     if out is None:
-        O = _new_result(opname, nd, shape, code, total)
+        O = new_array(nd, shape, DESCR[code], total, opname)
     else:
         if not cnp.PyArray_CheckExact(out):
             return None
@@ -320,41 +311,26 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
             return None
         if total == 0:
             return out
-        # an input that overlaps out, unless it maps element to element onto it, is read
-        # from a copy made before anything is written
-        _extent(<char*>cnp.PyArray_DATA(O), nd, cnp.PyArray_DIMS(O), cnp.PyArray_STRIDES(O), itemsize, &lo0, &hi0)
+        # an input that overlaps out, unless it maps element to element onto it: the slow
+        # path computes a fresh result, then copies it into out
+        _extent(O, itemsize, &lo0, &hi0)
         for k in range(1, 3):
             C = A if k == 1 else B
             if C is None:
                 continue
-            _extent(<char*>cnp.PyArray_DATA(C), cnp.PyArray_NDIM(C), cnp.PyArray_DIMS(C),
-                    cnp.PyArray_STRIDES(C), itemsize, &lo1, &hi1)
+            _extent(C, itemsize, &lo1, &hi1)
             if hi1 <= lo0 or hi0 <= lo1:
                 continue
-            same = (<char*>cnp.PyArray_DATA(C)) == (<char*>cnp.PyArray_DATA(O))
+            if (<char*>cnp.PyArray_DATA(C)) != (<char*>cnp.PyArray_DATA(O)):
+                return None
             for d in range(nd):
                 if shape[d] != 1 and pl.s[k][d] != cnp.PyArray_STRIDES(O)[d]:
-                    same = False
-            if same:
-                continue
-            C = _copy(opname, C, "a copy of an input that overlaps 'out'")
-            if k == 1:
-                A = C
-                pa = <char*>cnp.PyArray_DATA(C)
-            else:
-                B = C
-                pb = <char*>cnp.PyArray_DATA(C)
-            ia = nd - cnp.PyArray_NDIM(C)
-            for d in range(cnp.PyArray_NDIM(C)):
-                if cnp.PyArray_DIMS(C)[d] != 1:
-                    pl.s[k][d + ia] = cnp.PyArray_STRIDES(C)[d]
+                    return None
     for d in range(nd):
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
     pl.nd = nd
     pl.kernel = _integer_kernel(_kernel_op(op, code), itemsize)
     pl.p[0] = <char*>cnp.PyArray_DATA(O)
-    pl.p[1] = pa
-    pl.p[2] = pb
     run(&pl)
     return O
 
@@ -369,59 +345,45 @@ cdef inline int _kernel_op(int op, int code) noexcept nogil:
 cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
     """The kernel of an integer operation (no byte swap, mask or map; the engine decides on
     streaming stores)."""
-    cdef fb_kernel k
-    k.op = op
-    k.width = width
-    k.swap = 0
-    k.mask = 0
-    k.byte_map = NULL
-    k.stream = 0
-    return k
+    return fb_kernel(op=op, width=width, swap=0, mask=0, stream=0, byte_map=NULL)
 
 
-cdef object _small_result(int op, str opname, int code, cnp.ndarray A, char* pb):
-    """``op`` of C-contiguous ``A`` (and of the same-shape contiguous data at ``pb``) into a
-    fresh array: the most common small call, one row with no planning."""
+cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out) noexcept:
+    """The most common call, run as one row on its caller with no planning: C-contiguous ``A``
+    and ``B`` of one shape, under SMALL_BYTES, to which the grain rule gives one thread, and
+    ``out`` None or one the row writes as it is (see :func:`_small_out`)."""
+    cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
+    return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
+            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B) and inline_call(nbytes)
+            and (out is None or _small_out(out, code, A, B)))
+
+
+cdef object _small_row(int op, str opname, int code, cnp.ndarray A, char* pb, object out):
+    """``op`` of ``A`` (and the same-shape data at ``pb``) into ``out`` or a fresh array, as
+    :func:`_small` allowed: one row."""
     cdef Py_ssize_t w = ITEMSIZE[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
-    cdef cnp.ndarray O = _new_result(opname, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), code, n * w)
-    cdef fb_kernel kernel = _integer_kernel(op, <int>w)
-    run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A), pb, n, w, w, w)
-    return O
-
-
-cdef inline bint _apart_or_same(cnp.ndarray X, cnp.ndarray O, Py_ssize_t nbytes) noexcept:
-    """Two C-contiguous arrays of the same shape and type: one and the same, or disjoint."""
-    cdef char* x = <char*>cnp.PyArray_DATA(X)
-    cdef char* o = <char*>cnp.PyArray_DATA(O)
-    return x == o or x + nbytes <= o or o + nbytes <= x
+    cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
+    if out is None:
+        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), DESCR[code], n * w, opname)
+    run_row(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A), pb, n, w, w, w)
+    return out
 
 
 cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcept:
     """``out`` takes the small same-shape call of ``A`` and ``B`` as it is: a base-class
     ndarray of type ``code``, native, aligned, writeable, C-contiguous, the same shape, and each
     input the same memory or apart (else the general path sorts it out)."""
-    cdef Py_ssize_t nbytes
-    cdef cnp.ndarray O
-    if not cnp.PyArray_CheckExact(out):
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
+    cdef char* a = <char*>cnp.PyArray_DATA(A)
+    cdef char* b = <char*>cnp.PyArray_DATA(B)
+    cdef char* o
+    if (not cnp.PyArray_CheckExact(out) or _int_code(<cnp.ndarray>out) != code
+            or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)
+            or cnp.PyArray_NDIM(<cnp.ndarray>out) != cnp.PyArray_NDIM(A) or not _same_dims(<cnp.ndarray>out, A)):
         return False
-    O = <cnp.ndarray>out
-    if _int_code(O) != code or not cnp.PyArray_ISWRITEABLE(O):
-        return False
-    if cnp.PyArray_NDIM(O) != cnp.PyArray_NDIM(A) or not cnp.PyArray_IS_C_CONTIGUOUS(O) or not _same_dims(O, A):
-        return False
-    nbytes = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
-    return _apart_or_same(A, O, nbytes) and _apart_or_same(B, O, nbytes)
-
-
-cdef object _small_into(int op, int code, cnp.ndarray O, cnp.ndarray A, char* pb):
-    """``op`` of C-contiguous ``A`` (and the same-shape data at ``pb``) into ``O``, checked by
-    :func:`_small_out`: one row, no planning."""
-    cdef Py_ssize_t w = ITEMSIZE[code]
-    cdef fb_kernel kernel = _integer_kernel(op, <int>w)
-    run_row(&kernel, <char*>cnp.PyArray_DATA(O), <char*>cnp.PyArray_DATA(A), pb,
-            cnp.PyArray_SIZE(A), w, w, w)
-    return O
+    o = <char*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    return (a == o or a + n <= o or o + n <= a) and (b == o or b + n <= o or o + n <= b)
 
 
 cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
@@ -449,8 +411,8 @@ cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
     return True
 
 
-cdef object _binary_fast(int op, str opname, object a, object b, object out):
-    """The fast path of a binary integer operation; None when the call needs the slow path."""
+cdef object _binary(int op, str opname, object a, object b, object out):
+    """A binary integer operation: the fast path, decided at C level, else the slow one."""
     cdef cnp.ndarray A, B
     cdef int ca, cb
     cdef uint64_t scalar = 0
@@ -458,55 +420,39 @@ cdef object _binary_fast(int op, str opname, object a, object b, object out):
     if cnp.PyArray_CheckExact(a):
         A = <cnp.ndarray>a
         ca = _int_code(A)
-        if ca < 0:
-            return None
-        if cnp.PyArray_CheckExact(b):
+        if ca >= 0 and cnp.PyArray_CheckExact(b):
             B = <cnp.ndarray>b
-            if _int_code(B) != ca:
-                return None
-            # the most common calls: small, same shape, C-contiguous, fresh out or a plain one
-            if (cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
-                    and cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
-                    and _same_dims(A, B) and cnp.PyArray_SIZE(A) * ITEMSIZE[ca] < SMALL_BYTES
-                    and inline_call(cnp.PyArray_SIZE(A) * ITEMSIZE[ca])):
-                if out is None:
-                    return _small_result(_kernel_op(op, ca), opname, ca, A, <char*>cnp.PyArray_DATA(B))
-                if _small_out(out, ca, A, B):
-                    return _small_into(_kernel_op(op, ca), ca, <cnp.ndarray>out, A, <char*>cnp.PyArray_DATA(B))
-            return _binary_core(op, opname, ca, A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
-                                cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
-                                <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
-                                cnp.PyArray_DIMS(B), cnp.PyArray_STRIDES(B), out)
-        if type(b) is int and _int_bits(b, ca, buf):
-            return _binary_core(op, opname, ca, A, None, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
-                                cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A), buf, 0, NULL, NULL, out)
-        return None
-    if type(a) is int and cnp.PyArray_CheckExact(b):
+            if _int_code(B) == ca:
+                if _small(ca, A, B, out):
+                    return _small_row(op, opname, ca, A, <char*>cnp.PyArray_DATA(B), out)
+                r = _binary_core(op, opname, ca, A, B, NULL, out)
+                if r is not None:
+                    return r
+        elif ca >= 0 and type(b) is int and _int_bits(b, ca, buf):
+            r = _binary_core(op, opname, ca, A, None, buf, out)
+            if r is not None:
+                return r
+    elif type(a) is int and cnp.PyArray_CheckExact(b):
         B = <cnp.ndarray>b
         cb = _int_code(B)
         if cb >= 0 and _int_bits(a, cb, buf):
-            return _binary_core(op, opname, cb, None, B, buf, 0, NULL, NULL,
-                                <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
-                                cnp.PyArray_DIMS(B), cnp.PyArray_STRIDES(B), out)
-    return None
+            r = _binary_core(op, opname, cb, None, B, buf, out)
+            if r is not None:
+                return r
+    return _binary_slow(op, opname, a, b, out)
 
 
 cdef object _plain(str op, object x):
-    """``x`` as a native, aligned, base-class ndarray with the same values."""
+    """``x`` as a native, aligned, base-class ndarray with the same values; a copy numpy cannot
+    allocate is an AllocationError, as every allocation's."""
     if type(x) is not np.ndarray:
         x = x.view(np.ndarray)
     if not x.dtype.isnative or not x.flags.aligned:
-        x = _copy(op, x, "a native-byte-order copy of an input")
+        try:
+            x = x.astype(x.dtype.newbyteorder("="), order="K")
+        except MemoryError as exc:
+            raise spec.out_of_memory(op, "a native-byte-order copy of an input", exc) from None
     return x
-
-
-cdef cnp.ndarray _copy(str op, cnp.ndarray x, str what):
-    """A copy of ``x`` in native byte order, in its own layout; one numpy cannot allocate is an
-    AllocationError, as every allocation's (``what``: the copy, for the message)."""
-    try:
-        return x.astype(x.dtype.newbyteorder("="), order="K")
-    except MemoryError as exc:
-        raise spec.out_of_memory(op, what, exc) from None
 
 
 cdef bint _writes_directly(object out):
@@ -516,104 +462,58 @@ cdef bint _writes_directly(object out):
             and not _self_overlaps(<cnp.ndarray>out))
 
 
-cdef object _binary_slow(int op, str opname, object a, object b, object out, object reference):
-    """The checks of the spec, then the kernels on normalised operands.
-
-    ``reference`` is the pure implementation, ``reference(a, b, out=out)``: it computes into an
-    ``out`` whose own rules numpy decides (a subclass, or two indexes on one element).
-    """
-    cdef cnp.ndarray A, B
-    if _dask.found(a, b):
-        func, params = _LAZY[op]
-        return _dask.elementwise(func, opname, (a, b), out, params)
-    a, b, code = spec.check_operands(opname, a, b)
-    shape = spec.broadcast_shape(opname, a.shape, b.shape)
+cdef object _binary_slow(int op, str opname, object a, object b, object out):
+    """The checks of the spec, then the kernels on normalised operands (BitwiseNot: ``a`` alone,
+    ``b`` ignored).  An ``out`` whose own rules numpy decides (a subclass, or two indexes on one
+    element) gets the pure path's result (``_BY_OP``: the public function, the pure one and
+    their arguments after the operands)."""
+    cdef cnp.ndarray A, B = None
+    cdef bint unary = op == FB_OP_NOT
+    func, reference, params = _BY_OP[op]
+    operands = (a,) if unary else (a, b)
+    if _dask.found(*operands):
+        return _dask.elementwise(func, opname, operands, out, params)
+    if unary:
+        a, code = spec.check_operand(opname, a)
+        shape = a.shape
+    else:
+        a, b, code = spec.check_operands(opname, a, b)
+        shape = spec.broadcast_shape(opname, a.shape, b.shape)
+    operands = (a,) if unary else (a, b)
     if out is not None:
         spec.check_out(opname, out, shape, code)
     target = out
     if out is not None and not _writes_directly(out):
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
-            return reference(a, b, out=out)
+            return reference(*operands, *params, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
     A = _plain(opname, a)
-    B = _plain(opname, b)
-    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), cnp.PyArray_NDIM(A),
-                     cnp.PyArray_DIMS(A), cnp.PyArray_STRIDES(A),
-                     <char*>cnp.PyArray_DATA(B), cnp.PyArray_NDIM(B),
-                     cnp.PyArray_DIMS(B), cnp.PyArray_STRIDES(B), target)
+    if not unary:
+        B = _plain(opname, b)
+    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), target)
+    if r is None:  # an input overlaps out other than element for element
+        r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None)
     if r is None:  # cannot happen once the spec checks passed; stay exact anyway
-        return reference(a, b, out=out)
+        return reference(*operands, *params, out=out)
     if out is not None and r is not out:
         np.copyto(out, r, casting="unsafe")
         return out
     return r
 
 
-cdef object _unary_fast(int op, str opname, object x, object out):
-    """The fast path of a unary integer operation; None when the call needs the slow path."""
+cdef object _bitwise_not(object x, object out):
+    """BitwiseNot: the binary operations' paths, with no second operand."""
     cdef cnp.ndarray X
     cdef int code
-    if not cnp.PyArray_CheckExact(x) or _int_code(<cnp.ndarray>x) < 0:
-        return None
-    X = <cnp.ndarray>x
-    code = _int_code(X)
-    if (cnp.PyArray_IS_C_CONTIGUOUS(X) and cnp.PyArray_SIZE(X) * ITEMSIZE[code] < SMALL_BYTES
-            and inline_call(cnp.PyArray_SIZE(X) * ITEMSIZE[code])):
-        if out is None:
-            return _small_result(op, opname, code, X, <char*>cnp.PyArray_DATA(X))
-        if _small_out(out, code, X, X):
-            return _small_into(op, code, <cnp.ndarray>out, X, <char*>cnp.PyArray_DATA(X))
-    return _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
-                        cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
-                        <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
-
-
-cdef object _unary_slow(int op, str opname, object x, object out, object reference):
-    """The spec's checks, then the kernels on a normalised operand (``reference``: as for
-    :func:`_binary_slow`)."""
-    cdef cnp.ndarray X
-    if _dask.found(x):
-        return _dask.elementwise(bitwise_not, opname, (x,), out)
-    x, code = spec.check_operand(opname, x)
-    if out is not None:
-        spec.check_out(opname, out, x.shape, code)
-        if not _writes_directly(out):
-            return reference(x, out=out)
-    X = _plain(opname, x)
-    r = _binary_core(op, opname, code, X, None, <char*>cnp.PyArray_DATA(X), cnp.PyArray_NDIM(X),
-                     cnp.PyArray_DIMS(X), cnp.PyArray_STRIDES(X),
-                     <char*>cnp.PyArray_DATA(X), 0, NULL, NULL, out)
-    return reference(x, out=out) if r is None else r
-
-
-# The public functions' bodies, called by their entry points (below) with checked arguments.
-
-cdef object _bitwise_and(object a, object b, object out):
-    r = _binary_fast(FB_OP_AND, BITWISE_AND, a, b, out)
-    if r is not None:
-        return r
-    return _binary_slow(FB_OP_AND, BITWISE_AND, a, b, out, _ops_py.bitwise_and)
-
-
-cdef object _bitwise_or(object a, object b, object out):
-    r = _binary_fast(FB_OP_OR, BITWISE_OR, a, b, out)
-    if r is not None:
-        return r
-    return _binary_slow(FB_OP_OR, BITWISE_OR, a, b, out, _ops_py.bitwise_or)
-
-
-cdef object _bitwise_xor(object a, object b, object out):
-    r = _binary_fast(FB_OP_XOR, BITWISE_XOR, a, b, out)
-    if r is not None:
-        return r
-    return _binary_slow(FB_OP_XOR, BITWISE_XOR, a, b, out, _ops_py.bitwise_xor)
-
-
-cdef object _bitwise_not(object x, object out):
-    r = _unary_fast(FB_OP_NOT, BITWISE_NOT, x, out)
-    if r is not None:
-        return r
-    return _unary_slow(FB_OP_NOT, BITWISE_NOT, x, out, _ops_py.bitwise_not)
+    if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
+        X = <cnp.ndarray>x
+        code = _int_code(X)
+        if _small(code, X, X, out):
+            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, <char*>cnp.PyArray_DATA(X), out)
+        r = _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out)
+        if r is not None:
+            return r
+    return _binary_slow(FB_OP_NOT, BITWISE_NOT, x, None, out)
 
 
 # The loop of each spelling of ``direction`` seen: ONNX's two, and those spec.check_direction
@@ -637,23 +537,9 @@ cdef int _shift_op(object direction) except -1:
     return <int>found
 
 
-cdef object _bitshift(object x, object y, object direction, object out):
-    cdef int op = _shift_op(direction)
-    r = _binary_fast(op, BITSHIFT, x, y, out)
-    if r is not None:
-        return r
-    return _binary_slow(op, BITSHIFT, x, y, out, _bitshift_reference("LEFT" if op == FB_OP_SHL else "RIGHT"))
-
-
-cdef object _bitshift_reference(str direction):
-    """The pure bitshift in ``direction``, as ``_binary_slow`` calls a reference.  (A lambda in
-    ``bitshift`` itself would make every call build a closure.)"""
-    return lambda a, b, out=None: _ops_py.bitshift(a, b, direction, out=out)
-
-
-# The public function and its arguments after the operands, by loop: what _binary_slow applies
-# to each set of blocks of dask operands (filled once the public functions exist, below).
-cdef dict _LAZY = {}
+# By loop: the public function, the pure one and their arguments after the operands, for
+# _binary_slow (filled once the public functions exist, below).
+cdef dict _BY_OP = {}
 
 
 # ---------------------------------------------------------------------------
@@ -694,12 +580,6 @@ _MAPS = {}
 
 
 cdef void _build_subbyte_tables() except *:
-    cdef int i, j
-    for i in range(NUM_CODES):
-        COPY_MASK[i] = 0
-        COPY_MAP[i] = NULL
-        for j in range(NUM_CODES):
-            VIEW_COPIES[i][j] = 0
     for src in spec.SUBBYTE_TYPES:
         table = spec.subbyte_bits(src)
         mask = (1 << spec.bit_width(src)) - 1
@@ -725,12 +605,8 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     if total == 0:
         return O
     pl.nd = nd
-    pl.kernel.op = FB_OP_COPY
-    pl.kernel.width = itemsize
-    pl.kernel.swap = swap
-    pl.kernel.mask = COPY_MASK[src]
-    pl.kernel.byte_map = COPY_MAP[src]
-    pl.kernel.stream = 0
+    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, swap=swap, mask=COPY_MASK[src], stream=0,
+                          byte_map=COPY_MAP[src])
     for d in range(nd):
         pl.n[d] = cnp.PyArray_DIMS(x)[d]
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
@@ -855,19 +731,19 @@ cdef object entry_point(int slot, str name, void* call, object reference, str mo
 cdef object _and_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* out = _NONE
     check_call("bitwise_and", args, nargs, kwnames, 2, _OUT, &out)
-    return _bitwise_and(<object>args[0], <object>args[1], <object>out)
+    return _binary(FB_OP_AND, BITWISE_AND, <object>args[0], <object>args[1], <object>out)
 
 
 cdef object _or_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* out = _NONE
     check_call("bitwise_or", args, nargs, kwnames, 2, _OUT, &out)
-    return _bitwise_or(<object>args[0], <object>args[1], <object>out)
+    return _binary(FB_OP_OR, BITWISE_OR, <object>args[0], <object>args[1], <object>out)
 
 
 cdef object _xor_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* out = _NONE
     check_call("bitwise_xor", args, nargs, kwnames, 2, _OUT, &out)
-    return _bitwise_xor(<object>args[0], <object>args[1], <object>out)
+    return _binary(FB_OP_XOR, BITWISE_XOR, <object>args[0], <object>args[1], <object>out)
 
 
 cdef object _not_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
@@ -879,7 +755,7 @@ cdef object _not_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* 
 cdef object _shift_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* out = _NONE
     check_call("bitshift", args, nargs, kwnames, 3, _OUT, &out)
-    return _bitshift(<object>args[0], <object>args[1], <object>args[2], <object>out)
+    return _binary(_shift_op(<object>args[2]), BITSHIFT, <object>args[0], <object>args[1], <object>out)
 
 
 cdef object _bitcast_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
@@ -894,5 +770,6 @@ bitwise_xor = entry_point(2, "bitwise_xor", <void*>_xor_call, _ops_py.bitwise_xo
 bitwise_not = entry_point(3, "bitwise_not", <void*>_not_call, _ops_py.bitwise_not, __name__)
 bitshift = entry_point(4, "bitshift", <void*>_shift_call, _ops_py.bitshift, __name__)
 bitcast = entry_point(5, "bitcast", <void*>_bitcast_call, _ops_py.bitcast, __name__)
-_LAZY.update({FB_OP_AND: (bitwise_and, ()), FB_OP_OR: (bitwise_or, ()), FB_OP_XOR: (bitwise_xor, ()),
-              FB_OP_SHL: (bitshift, (_LEFT,)), FB_OP_SHR: (bitshift, (_RIGHT,))})
+_BY_OP.update({FB_OP_AND: (bitwise_and, _ops_py.bitwise_and, ()), FB_OP_OR: (bitwise_or, _ops_py.bitwise_or, ()),
+               FB_OP_XOR: (bitwise_xor, _ops_py.bitwise_xor, ()), FB_OP_SHL: (bitshift, _ops_py.bitshift, (_LEFT,)),
+               FB_OP_SHR: (bitshift, _ops_py.bitshift, (_RIGHT,)), FB_OP_NOT: (bitwise_not, _ops_py.bitwise_not, ())})

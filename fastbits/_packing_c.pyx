@@ -19,6 +19,7 @@ cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from libc.stdint cimport uint8_t
+from libc.string cimport memset
 
 import numpy as np
 
@@ -57,12 +58,7 @@ cdef bint READY = False
 cdef void _build_tables() except *:
     global READY
     cdef int i
-    for i in range(NUM_DTYPES):
-        SUBBYTE_CODE[i] = -1
-    for i in range(NUM_CODES):
-        BITS[i] = 0
-        BYTE_MAP[i] = NULL
-        DESCR[i] = NULL
+    memset(SUBBYTE_CODE, -1, sizeof(SUBBYTE_CODE))  # the other tables are zero to begin with
     for code in spec.SUBBYTE_TYPES:
         i = int(code)
         dtype = spec.numpy_dtype(code)
@@ -87,21 +83,18 @@ cdef struct Job:
     int nshares                 # threads (the grain rule), one contiguous share each
 
 
-cdef void _run_range(const Job* job, Py_ssize_t e0, Py_ssize_t e1) noexcept nogil:
-    """Elements [e0, e1) of the job, e0 a multiple of 8 (so a whole packed byte)."""
+cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
+    """Share ``share`` of the job: elements [e0, e1), e0 a multiple of 8 (a whole packed byte)."""
+    cdef Job* job = <Job*>ctx
+    cdef Py_ssize_t units = (job.n + 7) // 8
+    cdef Py_ssize_t e0 = share * units // job.nshares * 8
+    cdef Py_ssize_t e1 = min((share + 1) * units // job.nshares * 8, job.n)
     if not job.pack:
         fb_unpack(job.elems + e0, job.packed + e0 // 8 * job.bits, e1 - e0, job.bits)
     elif job.byte_map == NULL:
         fb_pack(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits)
     else:
         fb_pack_mapped(job.packed + e0 // 8 * job.bits, job.elems + e0, e1 - e0, job.bits, job.byte_map)
-
-
-cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
-    cdef Job* job = <Job*>ctx
-    cdef Py_ssize_t units = (job.n + 7) // 8  # shares start at whole bytes of both sides
-    cdef Py_ssize_t e1 = (share + 1) * units // job.nshares * 8
-    _run_range(job, share * units // job.nshares * 8, e1 if e1 < job.n else job.n)
 
 
 cdef void _start(Job* job) noexcept:

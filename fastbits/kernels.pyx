@@ -15,18 +15,13 @@ from ._engine cimport run_row
 
 cdef inline int _apply(int op, const integer[::1] a, const integer[::1] b, integer[::1] out) noexcept nogil:
     """out = a op b over the whole length; -1 when the lengths do not match."""
-    cdef fb_kernel k
     cdef Py_ssize_t n = out.shape[0]
     cdef int width = sizeof(integer)
+    cdef fb_kernel k = fb_kernel(op=op, width=width, swap=0, mask=0, stream=0, byte_map=NULL)
     if a.shape[0] != n or (b.shape[0] != n and b.shape[0] != 1):
         return -1
     if n == 0:
         return 0
-    k.op = op
-    k.width = width
-    k.swap = 0
-    k.mask = 0
-    k.stream = 0
     run_row(&k, <char*>&out[0], <const char*>&a[0], <const char*>&b[0], n, width, width,
             width if b.shape[0] == n else 0)
     return 0

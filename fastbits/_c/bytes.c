@@ -156,16 +156,8 @@ void fb_prefetch_tile(const char *p, fb_ssize line_stride, fb_ssize ncols, fb_ss
 #if FB_STREAM
 void fb_stream_store(char *dst, const char *src, fb_ssize nbytes) {
     fb_ssize i;
-    for (i = 0; i < nbytes; i += 64) {
-        __m128i x0 = _mm_load_si128((const __m128i *)(src + i));
-        __m128i x1 = _mm_load_si128((const __m128i *)(src + i + 16));
-        __m128i x2 = _mm_load_si128((const __m128i *)(src + i + 32));
-        __m128i x3 = _mm_load_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), x0);
-        _mm_stream_si128((__m128i *)(dst + i + 16), x1);
-        _mm_stream_si128((__m128i *)(dst + i + 32), x2);
-        _mm_stream_si128((__m128i *)(dst + i + 48), x3);
-    }
+    for (i = 0; i < nbytes; i += 16)
+        _mm_stream_si128((__m128i *)(dst + i), _mm_load_si128((const __m128i *)(src + i)));
 }
 void fb_stream_fence(void) { _mm_sfence(); }
 #else

@@ -1,15 +1,8 @@
 /* The runtime's settings and the grain rule (see config.h). */
 #include "config.h"
 
-/* Relaxed atomics: each setting is independent, and a call needs only untorn values. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FB_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define FB_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#else /* MSVC: an aligned word is read and written whole */
-#define FB_LOAD(p) (*(p))
-#define FB_STORE(p, v) (*(p) = (v))
-#endif
-
+/* Relaxed atomics (FB_LOAD, FB_STORE): each setting is independent, and a call needs only
+   untorn values. */
 static int thread_limit = 1;
 static fb_ssize grains[FB_GRAIN_KINDS] = {1 << 20, 1 << 20, 1 << 18};
 static fb_ssize stream_bytes = 8 << 20;

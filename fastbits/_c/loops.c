@@ -533,21 +533,11 @@ typedef void (*row_fn)(int stream, char *o, const char *a, const char *b, fb_ssi
 
 #define WIDTH_ROWS(OP) {OP##8_row, OP##16_row, OP##32_row, OP##64_row}
 
-/* [op][log2 width]; FB_OP_COPY is not here (fb_copy_row) */
+/* [op][log2 width: 1, 2, 4 or 8 bytes]; FB_OP_COPY is not here (fb_copy_row) */
 static const row_fn rows[FB_OP_COPY][4] = {
     WIDTH_ROWS(and), WIDTH_ROWS(or), WIDTH_ROWS(xor), WIDTH_ROWS(shl),
     WIDTH_ROWS(shr), WIDTH_ROWS(sar), WIDTH_ROWS(not),
 };
-
-static int width_index(int width) {
-    switch (width) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    default: return -1;
-    }
-}
 
 int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY; }
 
@@ -566,7 +556,7 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     }
     done = shift_row_avx2(k, o, a, b, n, so, sa, sb);
     if (done < n)
-        rows[k->op][width_index(k->width)](k->stream, o + done * so, a + done * sa, b + done * sb,
+        rows[k->op][k->width == 8 ? 3 : k->width >> 1](k->stream, o + done * so, a + done * sa, b + done * sb,
                                            n - done, so, sa, sb);
 }
 

@@ -85,4 +85,13 @@ typedef ptrdiff_t fb_ssize;
 #define FB_PREFETCH(p) ((void)(p))
 #endif
 
+/* A relaxed atomic load and store of a word. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FB_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define FB_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#else /* MSVC: an aligned word is read and written whole */
+#define FB_LOAD(p) (*(p))
+#define FB_STORE(p, v) (*(p) = (v))
+#endif
+
 #endif /* FASTBITS_PLATFORM_H */

@@ -49,17 +49,20 @@ static char *new_block(size_t cap) {
     return (char *)base;
 }
 
-/* Empty the slots whose block has been idle too long into drop[] (called with the lock held). */
+/* Empty slot i and return its block (called with the lock held, as the functions below). */
+static char *take(int i) {
+    char *base = slots[i].base;
+    idle_bytes -= slots[i].cap;
+    slots[i].base = NULL;
+    slots[i].cap = 0;
+    return base;
+}
+
+/* Empty the slots whose block has been idle too long into drop[]. */
 static int take_aged(char **drop, double t) {
     int i, n = 0;
-    for (i = 0; i < FB_POOL_SLOTS; i++) {
-        if (slots[i].base != NULL && t - slots[i].since > FB_POOL_MAX_AGE) {
-            drop[n++] = slots[i].base;
-            idle_bytes -= slots[i].cap;
-            slots[i].base = NULL;
-            slots[i].cap = 0;
-        }
-    }
+    for (i = 0; i < FB_POOL_SLOTS; i++)
+        if (slots[i].base != NULL && t - slots[i].since > FB_POOL_MAX_AGE) drop[n++] = take(i);
     return n;
 }
 
@@ -78,10 +81,7 @@ void *fb_pool_malloc(void *ctx, size_t size) {
             best = i;
     }
     if (best >= 0) {
-        base = slots[best].base;
-        idle_bytes -= slots[best].cap;
-        slots[best].base = NULL;
-        slots[best].cap = 0;
+        base = take(best);
         hits++;
     } else {
         misses++;
@@ -122,10 +122,7 @@ void fb_pool_free(void *ctx, void *ptr, size_t size) {
             else if (oldest < 0 || slots[i].since < slots[oldest].since) oldest = i;
         }
         if (slot >= 0 && idle_bytes + cap <= FB_POOL_MAX_BYTES) break;
-        drop[ndrop++] = slots[oldest].base; /* (oldest exists: an empty pool has room) */
-        idle_bytes -= slots[oldest].cap;
-        slots[oldest].base = NULL;
-        slots[oldest].cap = 0;
+        drop[ndrop++] = take(oldest); /* (oldest exists: an empty pool has room) */
     }
     if (cap <= FB_POOL_MAX_BYTES) {
         idle_bytes += cap;
@@ -158,12 +155,7 @@ size_t fb_pool_release(void) {
     size_t released;
     pthread_mutex_lock(&lock);
     released = idle_bytes;
-    for (i = 0; i < FB_POOL_SLOTS; i++) {
-        drop[i] = slots[i].base;
-        slots[i].base = NULL;
-        slots[i].cap = 0;
-    }
-    idle_bytes = 0;
+    for (i = 0; i < FB_POOL_SLOTS; i++) drop[i] = take(i);
     pthread_mutex_unlock(&lock);
     for (i = 0; i < FB_POOL_SLOTS; i++) free(drop[i]);
     return released;

@@ -4,7 +4,13 @@
 #endif
 #include "team.h"
 
+#include <string.h>
+
 static FB_THREAD_LOCAL int last_shares;
+static long spin_ns;
+
+void fb_team_set_spin(long nanoseconds) { FB_STORE(&spin_ns, nanoseconds < 0 ? 0 : nanoseconds); }
+long fb_team_get_spin(void) { return FB_LOAD(&spin_ns); }
 
 int fb_team_last_shares(void) { return last_shares; }
 
@@ -29,10 +35,6 @@ int fb_team_inline(fb_ssize work) {
 #define CPU_RELAX() ((void)0)
 #endif
 
-static long spin_ns;
-
-void fb_team_set_spin(long nanoseconds) { __atomic_store_n(&spin_ns, nanoseconds < 0 ? 0 : nanoseconds, __ATOMIC_RELAXED); }
-long fb_team_get_spin(void) { return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED); }
 int fb_team_available(void) { return 1; }
 
 /* A helper's own wake-up signal, so that a call wakes only the helpers it uses. */
@@ -258,10 +260,6 @@ void fb_team_stats(fb_team_stats_t *stats) {
 
 #else /* no threads: every call runs on its caller */
 
-static long spin_ns;
-
-void fb_team_set_spin(long nanoseconds) { spin_ns = nanoseconds < 0 ? 0 : nanoseconds; }
-long fb_team_get_spin(void) { return spin_ns; }
 int fb_team_available(void) { return 0; }
 
 void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
@@ -272,10 +270,6 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
 
 int fb_team_init(void) { return 0; }
 
-void fb_team_stats(fb_team_stats_t *stats) {
-    stats->started = 0;
-    stats->parallel_calls = 0;
-    stats->helper_shares = 0;
-}
+void fb_team_stats(fb_team_stats_t *stats) { memset(stats, 0, sizeof(*stats)); }
 
 #endif
