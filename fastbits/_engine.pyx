@@ -62,9 +62,7 @@ cdef inline Py_ssize_t _abs(Py_ssize_t x) noexcept nogil:
 cdef inline void _cursor_at(const Plan* pl, RowCursor* c, Py_ssize_t row, int nouter) noexcept nogil:
     """Position ``c`` at ``row`` of the first ``nouter`` axes (C order)."""
     cdef int d, k
-    c.off[0] = 0
-    c.off[1] = 0
-    c.off[2] = 0
+    c.off[0] = c.off[1] = c.off[2] = 0
     d = nouter - 1
     while d >= 0:
         c.idx[d] = row % pl.n[d]
@@ -352,8 +350,7 @@ cdef int run(Plan* pl) except -1:
     pl.total = total
     pl.moved = _bytes_moved(pl)
     pl.kernel.stream = pl.moved >= config.stream_threshold
-    pl.tile = NULL
-    pl.scratch = NULL
+    pl.tile = pl.scratch = NULL
     if total == 0:  # nothing to run, on one thread
         pl.nunits = 0
         pl.nthreads = 1
@@ -405,6 +402,5 @@ cdef int run(Plan* pl) except -1:
         run_shares(_run_share, pl, pl.nthreads)
     free(pl.scratch)
     free(pl.tile)
-    pl.scratch = NULL
-    pl.tile = NULL
+    pl.scratch = pl.tile = NULL
     return 0

@@ -163,6 +163,23 @@ def test_threaded_compiled_equals_pure(threads):
         fastbits.set_num_threads(before)
 
 
+@pytest.mark.compiled
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mapped_pack_of_own_bits_and_other_bytes(threads):
+    """float4e2m1, whose bytes below 16 are their own bits (as ml_dtypes' own results are) and
+    whose others are mapped: runs of each kind side by side, odd lengths, equal to the pure path."""
+    compiled, pure = PACKING["cython"], PACKING["python"]
+    rng = np.random.default_rng(7)
+    raw = rng.integers(0, 16, size=(1 << 17) + 5, dtype=np.uint8)
+    raw[5000] = 0x93  # reads as 0xB, not its low nibble
+    raw[20000:20100] = rng.integers(16, 256, size=100, dtype=np.uint8)
+    raw[-1] = 0xF3
+    with fastbits.config_context(num_threads=threads):
+        for x in (raw, raw[:-1], raw[: 3 * 4096 + 1], raw[30000:]):
+            x = x.view(ml_dtypes.float4_e2m1fn)
+            assert bits(compiled.pack(x)) == bits(pure.pack(x))
+
+
 # ----------------------------------------------------------------------- properties
 
 

@@ -7,22 +7,13 @@
 #include <emmintrin.h>
 #endif
 
-static inline uint16_t bswap16(uint16_t x) { return (uint16_t)((x >> 8) | (x << 8)); }
-static inline uint32_t bswap32(uint32_t x) {
-    return ((x & 0xff000000u) >> 24) | ((x & 0x00ff0000u) >> 8) | ((x & 0x0000ff00u) << 8)
-         | ((x & 0x000000ffu) << 24);
-}
-static inline uint64_t bswap64(uint64_t x) {
-    return ((uint64_t)bswap32((uint32_t)x) << 32) | (uint64_t)bswap32((uint32_t)(x >> 32));
-}
-
 /* Loads and stores through memcpy: any alignment, no aliasing assumptions; compilers turn them
-   into plain moves and the swaps into bswap instructions. */
+   into plain moves. */
 #define SWAP_ONE(BITS, q, p)                                                                      \
     do {                                                                                          \
         uint##BITS##_t v_;                                                                        \
         memcpy(&v_, (p), BITS / 8);                                                               \
-        v_ = bswap##BITS(v_);                                                                     \
+        v_ = fb_bswap##BITS(v_);                                                                  \
         memcpy((q), &v_, BITS / 8);                                                               \
     } while (0)
 

@@ -6,6 +6,16 @@
 
 #include "platform.h"
 
+/* Byte swaps; compilers turn them into bswap instructions. */
+static inline uint16_t fb_bswap16(uint16_t x) { return (uint16_t)((x >> 8) | (x << 8)); }
+static inline uint32_t fb_bswap32(uint32_t x) {
+    return ((x & 0xff000000u) >> 24) | ((x & 0x00ff0000u) >> 8) | ((x & 0x0000ff00u) << 8)
+         | ((x & 0x000000ffu) << 24);
+}
+static inline uint64_t fb_bswap64(uint64_t x) {
+    return ((uint64_t)fb_bswap32((uint32_t)x) << 32) | (uint64_t)fb_bswap32((uint32_t)(x >> 32));
+}
+
 /* o[i] = a[i] for n items of ``itemsize`` bytes at byte strides so and sa (unaligned-safe).
    swap: 0, or the byte-swap unit (2, 4, 8; an item larger than the unit swaps each unit).
    mask: 0, or the bits of each byte to keep (itemsize 1). */

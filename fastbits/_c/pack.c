@@ -15,22 +15,13 @@
 
 /* A word of memory in little-endian order: as it is on a little-endian host, swapped on a
    big-endian one (and back: each is its own inverse). */
-static inline uint16_t le16(uint16_t v) {
 #if FB_BIG_ENDIAN
-    return (uint16_t)((v >> 8) | (v << 8));
+#define le16(v) fb_bswap16(v)
+#define le32(v) fb_bswap32(v)
 #else
-    return v;
+#define le16(v) (v)
+#define le32(v) (v)
 #endif
-}
-
-static inline uint32_t le32(uint32_t v) {
-#if FB_BIG_ENDIAN
-    return ((v & 0xff000000u) >> 24) | ((v & 0x00ff0000u) >> 8) | ((v & 0x0000ff00u) << 8)
-         | ((v & 0x000000ffu) << 24);
-#else
-    return v;
-#endif
-}
 
 fb_ssize fb_packed_size(fb_ssize n, int bits) { return (n / 8) * bits + ((n % 8) * bits + 7) / 8; }
 
@@ -123,19 +114,39 @@ FB_CLONES static void map_pack4(uint8_t *o, const uint8_t *a, fb_ssize m, const 
 }
 #endif
 
+/* The OR of the n bytes at a. */
+FB_CLONES static unsigned or_bytes(const uint8_t *a, fb_ssize n) {
+    fb_ssize i;
+    uint8_t acc = 0;
+    for (i = 0; i < n; i++) acc |= a[i];
+    return acc;
+}
+
 void fb_pack_mapped(uint8_t *o, const uint8_t *a, fb_ssize n, int bits, const uint8_t *map) {
-    enum { CHUNK = 4096 }; /* bytes mapped at a time, a multiple of 8 */
+    enum { CHUNK = 4096 }; /* elements at a time, a multiple of 8 */
     uint8_t buf[CHUNK];
+    const unsigned values = 1u << bits;
+    unsigned v, kept = 1;
     fb_ssize e, i, m;
 #if FB_SHUFFLE
-    if (bits == 4 && fb_map_splits(map)) {
-        map_pack4(o, a, n / 2, map);
-        if (n % 2) o[n / 2] = (uint8_t)(map[a[n - 1]] & 15); /* the padding bits stay zero */
-        return;
-    }
+    const int splits = bits == 4 && fb_map_splits(map);
 #endif
+    for (v = 0; v < values; v++) kept &= map[v] == v;
     for (e = 0; e < n; e += m) {
         m = n - e < CHUNK ? n - e : CHUNK;
+        /* A chunk of bytes that are their own bits (ml_dtypes' own results are) packs as it is,
+           where the map keeps those bytes: one OR over the chunk, in L1 for the packing. */
+        if (kept && or_bytes(a + e, m) < values) {
+            fb_pack(o + e / 8 * bits, a + e, m, bits);
+            continue;
+        }
+#if FB_SHUFFLE
+        if (splits) {
+            map_pack4(o + e / 2, a + e, m / 2, map);
+            if (m % 2) o[(e + m) / 2] = (uint8_t)(map[a[e + m - 1]] & 15); /* the padding bits stay zero */
+            continue;
+        }
+#endif
         for (i = 0; i < m; i++) buf[i] = map[a[e + i]];
         fb_pack(o + e / 8 * bits, buf, m, bits);
     }

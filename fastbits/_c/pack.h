@@ -21,9 +21,10 @@ void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits);
 
 /* fb_pack of the bytes map[a[i]]: for a type whose bits are not the low bits of its byte
    (float4e2m1, whose ml_dtypes byte may have a high bit set), ``map`` being its 256-entry table
-   of bits (fastbits.spec.subbyte_bits).  One pass where the map splits (bytes.h) and the
-   elements are of 4 bits: 16 bytes mapped by byte shuffles and packed into 8 per step; else the
-   bytes are mapped a chunk at a time, then packed. */
+   of bits (fastbits.spec.subbyte_bits).  A chunk whose bytes are all below 2**bits, where the
+   map keeps those (its elements are their own bits), is packed as fb_pack does.  Otherwise, where
+   the map splits (bytes.h) and the elements are of 4 bits, 16 bytes are mapped by byte shuffles
+   and packed into 8 per step; else the bytes are mapped a chunk at a time, then packed. */
 void fb_pack_mapped(uint8_t *o, const uint8_t *a, fb_ssize n, int bits, const uint8_t *map);
 
 /* Unpack n elements of ``bits`` bits from the fb_packed_size(n, bits) bytes at ``a`` into the
