@@ -243,7 +243,7 @@ def test_ceiling_without_the_compiled_module(monkeypatch):
 def test_against_ceiling_rule():
     """Out of cache (>= 8 MiB moved here): the streaming ceiling at the implementation's threads;
     256 KiB up to that: the cache ceiling at its threads; less, or no bytes (a BitCast view): none."""
-    from fastbits._bench.timing import against_ceiling
+    from fastbits._bench.timing import VIEW_NOTE, against_ceiling
 
     ceiling = {"gbps_1_thread": 10.0, "gbps_threads": 20.0, "threads": 2, "out_of_cache_bytes": 8 << 20,
                "cache": {"gbps_1_thread": 50.0, "gbps_threads": 100.0, "threads": 2}}
@@ -289,6 +289,32 @@ def test_against_ceiling_rule():
         r.pop("gbps", None)
     against_ceiling(view, ceiling, threads)
     assert view["ceiling"] is None and not any("percent_of_ceiling" in r for r in view["results"].values())
+    # a BitCast copy that returned a view moved nothing: no percentage for it
+    copied = record(8 << 20)
+    copied["results"]["numpy"]["note"] = VIEW_NOTE
+    against_ceiling(copied, ceiling, threads)
+    assert "percent_of_ceiling" not in copied["results"]["numpy"]
+    assert copied["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(25.0)
+
+
+def test_ceiling_of_a_fresh_result_is_the_faster_twin():
+    """A case that returns a fresh result times each probe twice, into a warm out and into a
+    fresh result: in each repetition the faster is the ceiling's sample."""
+    from fastbits._bench.timing import FRESH, PROBE_1, PROBE_ALL, measured_ceiling
+
+    info = {"probe": "p", "array_bytes": 1 << 20, "streams": 3, "arrays": "the case's", "threads": 2}
+
+    def timed(*samples):
+        return {"samples_s": list(samples), "median_s": sorted(samples)[len(samples) // 2], "reps": len(samples)}
+
+    stats = {PROBE_1: timed(4.0, 1.0, 3.0), PROBE_1 + FRESH: timed(2.0, 5.0, 3.0),
+             PROBE_ALL: timed(1.0, 1.0, 1.0), PROBE_ALL + FRESH: timed(0.5, 2.0, 0.25)}
+    got = measured_ceiling(info, stats)
+    assert got["samples_1_thread_s"] == [2.0, 1.0, 3.0] and got["samples_threads_s"] == [0.5, 1.0, 0.25]
+    assert got["gbps_1_thread"] == pytest.approx(got["gigabytes"] / 2.0)
+    assert got["gbps_threads"] == pytest.approx(got["gigabytes"] / 0.5)
+    alone = measured_ceiling(info, {PROBE_1: timed(4.0, 1.0, 3.0)})    # one thread, out= only
+    assert alone["samples_threads_s"] == alone["samples_1_thread_s"] == [4.0, 1.0, 3.0]
 
 
 def test_out_of_cache_case_times_its_ceiling_with_it():
@@ -322,7 +348,7 @@ def test_out_of_cache_case_times_its_ceiling_with_it():
     assert own["threads"] == 2 and own["reps"] == mode.min_reps
     assert own["gbps_1_thread"] > 0 and own["gbps_threads"] > 0
     assert len(own["samples_1_thread_s"]) == len(own["samples_threads_s"]) == mode.min_reps
-    assert not {"ceiling", "ceiling-1t"} & set(big["results"])   # the probes are not implementations
+    assert not {"ceiling", "ceiling-1t", "ceiling-fresh", "ceiling-1t-fresh"} & set(big["results"])  # not implementations
     against_ceiling(big, bandwidth_ceiling(mode, 2), {i.name: i.threads for i in impls})
     numpy = big["results"]["numpy"]
     assert numpy["ceiling_gbps"] == own["gbps_1_thread"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .cases import Case, bytes_moved, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
-from .timing import CEILING_MIN_BYTES, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
+from .timing import CEILING_MIN_BYTES, VIEW_NOTE, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
 
 
 def _native(r: np.ndarray) -> np.ndarray:
@@ -72,7 +72,7 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
             why = None if impl.name == "numpy" and case.expected else differs(result, expected)
             if not why and case.op == "bitcast" and result is not arrays["x"]:
                 if np.shares_memory(result, arrays["x"]) and (case.copy or case.reference(arrays["x"]).base is None):
-                    notes[impl.name] = "returns a view of its input, not a copy"
+                    notes[impl.name] = VIEW_NOTE
             del result
         except Exception as exc:
             results[impl.name] = {"status": "error", "reason": first_line(exc)}
@@ -86,7 +86,8 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
     if fns and ceiling_threads is not None and nbytes >= CEILING_MIN_BYTES:
         inputs = read_streams(case, arrays)
         own = probe_operands(case, arrays)
-        with streaming_probes(nbytes // (inputs + 1), mode, ceiling_threads, inputs, own=own) as (probes, info):
+        with streaming_probes(nbytes // (inputs + 1), mode, ceiling_threads, inputs, own=own,
+                              fresh=not case.out) as (probes, info):
             timed = time_interleaved(fns | probes, mode, rng)
         own_ceiling = measured_ceiling(info, timed)
         for name in probes:

@@ -161,6 +161,8 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
 OUT_OF_CACHE_BYTES = _cpus.default_stream_threshold()
 #: A case that moves fewer bytes is bound by its call's fixed costs, not by bandwidth: no ceiling.
 CEILING_MIN_BYTES = 256 << 10
+#: The note of a BitCast copy that returned a view: it moved no bytes, so no ceiling applies to it.
+VIEW_NOTE = "returns a view of its input, not a copy"
 
 
 def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
@@ -187,7 +189,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
     result["ceiling_min_bytes"] = CEILING_MIN_BYTES
     result["rule"] = (f"a case moving {CEILING_MIN_BYTES >> 10} KiB or more (elements read + written) is measured "
                       "against the kernels' own loop (out = a ^ b) over its own arrays where they are contiguous "
-                      "(into its out, or a fresh result as it returns one), else fresh ones of its size, timed interleaved with it, at the threads its implementation "
+                      "(into its out; where it returns a fresh result, the faster of a fresh result and a warm out), "
+                      "else fresh ones of its size, timed interleaved with it, at the threads its implementation "
                       "uses (1, or all: fastbits-c and ort): the streaming ceiling from "
                       f"{OUT_OF_CACHE_BYTES >> 20} MiB (more than the last-level cache), the cache ceiling below; "
                       "a smaller one against none (its call's fixed costs, not bandwidth, bound it)")
@@ -197,56 +200,57 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
 def _ceiling_samples(one: Callable[[], Any], parallel: Callable[[], Any] | None,
                      reps: int) -> tuple[float, float | None]:
     """Median seconds of ``one`` and of ``parallel``, interleaved, after a call of each."""
-    one()
-    if parallel:
-        parallel()
+    for fn in (one, parallel) if parallel else (one,):
+        run_before(fn)
+        fn()
     samples1, samplesT = [], []
     for _ in range(reps):
+        run_before(one)
         samples1.append(time_once(one))
         if parallel:
+            run_before(parallel)
             samplesT.append(time_once(parallel))
     return statistics.median(samples1), (statistics.median(samplesT) if parallel else None)
 
 
-#: The names under which the streaming ceiling's calls are timed beside a case's implementations.
-PROBE_1, PROBE_ALL = "ceiling-1t", "ceiling"
+#: The names under which the streaming ceiling's calls are timed beside a case's implementations;
+#: FRESH marks the calls that return a fresh result, timed beside those that write into ``out``.
+PROBE_1, PROBE_ALL, FRESH = "ceiling-1t", "ceiling", "-fresh"
 #: What the compiled streaming ceiling runs.
 PROBE = "fastbits.bitwise_xor"
 
 
-def xor_probe(out: np.ndarray | None, a: np.ndarray, b: np.ndarray | int, threads: int) -> None:
-    """``out = a ^ b`` over flat uint8 arrays (``b`` an int: one input stream, as a unary case or
-    one with a scalar reads; ``out`` None: into a fresh result, as a case without ``out=``) through fastbits' public loop with at most ``threads`` threads: the
-    grain rule and ``stream_threshold`` decide as for any call, so over a case's own arrays the
-    loop streams, and shares its work, as the case's own call does."""
-    before = fastbits.get_num_threads()
-    if before == threads:  # the case's own threads: no setting to change around a small call
-        fastbits.bitwise_xor(a, b, out=out)
-        return
-    fastbits.set_num_threads(threads)
-    try:
-        fastbits.bitwise_xor(a, b, out=out)
-    finally:
-        fastbits.set_num_threads(before)
+def xor_probe(out: np.ndarray | None, a: np.ndarray, b: np.ndarray | int, threads: int) -> Callable[[], Any]:
+    """A call of ``out = a ^ b`` over flat uint8 arrays (``b`` an int: one input stream, as a
+    unary case or one with a scalar reads; ``out`` None: a fresh result) through fastbits' public
+    loop, whose ``before`` sets ``threads`` outside the timed calls, as fastbits' implementations
+    do (:func:`run_before`): the grain rule and ``stream_threshold`` decide as for any call, so
+    over a case's own arrays the loop streams, and shares its work, as the case's own call does."""
+    fn = (lambda: fastbits.bitwise_xor(a, b)) if out is None else (lambda: fastbits.bitwise_xor(a, b, out=out))
+    fn.before = lambda: fastbits.set_num_threads(threads)  # type: ignore[attr-defined]
+    return fn
 
 
 @contextmanager
 def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2, compiled: bool | None = None,
-                     own: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None
+                     own: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None, fresh: bool = False
                      ) -> Iterator[tuple[dict[str, Callable[[], Any]], dict[str, Any]]]:
     """Calls of a case's ceiling (streaming out of cache, the cache ceiling in it: the kernels'
     own loop decides, as for any call) that read ``inputs`` (1 or 2) arrays and write one, each of
     ``array_bytes`` bytes (rounded down to 64 bytes, at most the mode's ceiling arrays):
     ``{PROBE_1: one thread, PROBE_ALL: threads}`` (no PROBE_ALL for one thread), and what they
     are (``method``, ``probe``, ``array_bytes``, ``streams``: arrays moved, ``threads``,
-    ``arrays``: "the case's" or "fresh").
+    ``arrays``: "the case's" or "fresh").  With ``fresh`` (a case that returns a fresh result),
+    each also has a ``FRESH`` twin that returns one: the ceiling is the faster of the two
+    (:func:`measured_ceiling`), so it neither pays for an allocation that another implementation
+    avoids nor writes into warm memory that the case's own result cannot have.
 
     With the compiled module (``compiled`` None: when it is the backend) the calls are
     :func:`xor_probe`, the kernels' own loop on fastbits' thread team (one input: ``b`` is
-    ``a``, read once), over ``own``
-    (flat uint8 arrays ``(out, a, b)`` of a case, whatever their size, ``out`` None for a fresh
-    result: the ceiling then moves the very memory the case does and gets its result as it does) or fresh arrays; without it ``np.add`` over fresh float64
-    arrays, on Python threads.
+    ``a``, read once), over ``own`` (flat uint8 arrays ``(out, a, b)`` of a case, whatever their
+    size, ``out`` None where the case returns a fresh result: the ceiling then moves the very
+    memory the case does) or fresh arrays; without it ``np.add`` over fresh float64 arrays, on
+    Python threads.  The thread count is put back on exit.
     """
     if compiled is None:
         compiled = fastbits.BACKEND == "cython"
@@ -258,20 +262,26 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
                             "arrays": "the case's" if own else "fresh"}
     reads = "a, b" if inputs == 2 else "a (b a constant)"
     pool = None
+    threads_before = fastbits.get_num_threads()
     if compiled:
         if own:
             out, a, b = own
         else:
             a = np.full(nbytes, 0x5A, np.uint8)
             b = np.full(nbytes, 0xC3, np.uint8) if inputs == 2 else a
+            out = None
+        if out is None:
             out = np.zeros(nbytes, np.uint8)
         if b is a:  # one input: a ^ a would load it twice, a ^ constant once, as the case does
             b = 0xC3
-        probes = {PROBE_1: lambda: xor_probe(out, a, b, 1)}
+        probes = {PROBE_1: xor_probe(out, a, b, 1)}
         if threads > 1:
-            probes[PROBE_ALL] = lambda: xor_probe(out, a, b, threads)
+            probes[PROBE_ALL] = xor_probe(out, a, b, threads)
+        if fresh:
+            probes |= {name + FRESH: xor_probe(None, a, b, 1 if name == PROBE_1 else threads) for name in list(probes)}
         info |= {"method": f"{PROBE}(a, b, out=out) of uint8: out = a ^ b with streaming stores on fastbits' "
-                           f"thread team, bytes = {inputs + 1} arrays (reads {reads}; writes out)",
+                           f"thread team, bytes = {inputs + 1} arrays (reads {reads}; writes out"
+                           + ("; or a fresh result, whichever is faster" if fresh else "") + ")",
                  "probe": PROBE}
     else:
         n = nbytes // 8
@@ -292,21 +302,29 @@ def streaming_probes(array_bytes: int, mode: Mode, threads: int, inputs: int = 2
     try:
         yield probes, info
     finally:
+        fastbits.set_num_threads(threads_before)
         if pool:
             pool.shutdown()
 
 
 def measured_ceiling(info: dict[str, Any], stats: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The streaming ceiling of one case from its probes' timings (:func:`time_interleaved`'s
-    ``stats``, which holds PROBE_1 and, with threads, PROBE_ALL): GB/s from the medians, and
-    the samples by repetition, against which :func:`against_ceiling` pairs the case's."""
+    ``stats``, which holds PROBE_1 and, with threads, PROBE_ALL, each with its FRESH twin where
+    the case returns a fresh result): GB/s from the medians, and the samples by repetition
+    (of a twin pair, the faster of the two in each), against which :func:`against_ceiling`
+    pairs the case's."""
     gigabytes = info["streams"] * info["array_bytes"] / 1e9
-    one = stats[PROBE_1]
-    every = stats.get(PROBE_ALL, one)
+
+    def samples(name: str) -> list[float]:
+        name = name if name in stats else PROBE_1
+        twin = stats.get(name + FRESH)
+        return [min(x, y) for x, y in zip(stats[name]["samples_s"], twin["samples_s"])] if twin else stats[name]["samples_s"]
+
+    one, every = samples(PROBE_1), samples(PROBE_ALL)
     return {"probe": info["probe"], "array_bytes": info["array_bytes"], "streams": info["streams"],
             "arrays": info["arrays"], "threads": info["threads"], "gigabytes": gigabytes,
-            "gbps_1_thread": gigabytes / one["median_s"], "gbps_threads": gigabytes / every["median_s"],
-            "reps": one["reps"], "samples_1_thread_s": one["samples_s"], "samples_threads_s": every["samples_s"]}
+            "gbps_1_thread": gigabytes / statistics.median(one), "gbps_threads": gigabytes / statistics.median(every),
+            "reps": stats[PROBE_1]["reps"], "samples_1_thread_s": one, "samples_threads_s": every}
 
 
 def _l2_bytes() -> int | None:
@@ -367,8 +385,9 @@ def cache_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
 def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
     """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming"
     out of cache, "cache" below that, or None under :data:`CEILING_MIN_BYTES`), and give each
-    timed result the ceiling's GB/s and its percentage of it. ``threads_of`` maps an
-    implementation to its threads (None: all).
+    timed result the ceiling's GB/s and its percentage of it (not a BitCast copy that returned a
+    view, :data:`VIEW_NOTE`: it moved nothing). ``threads_of`` maps an implementation to its
+    threads (None: all).
 
     The ceiling is the record's own (``own_ceiling``: the kernels' loop over the case's arrays,
     timed interleaved with the case) when it has one, else the run's.  Against its own, a
@@ -381,7 +400,7 @@ def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of:
     run = ceiling["cache"] if record["ceiling"] == "cache" else ceiling
     limits = own or run
     for name, res in record["results"].items():
-        if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None:
+        if res["status"] != "ok" or not res.get("gbps") or record["ceiling"] is None or res.get("note") == VIEW_NOTE:
             continue
         one = threads_of.get(name, 1) == 1
         threads = 1 if one else limits["threads"]
