@@ -16,9 +16,13 @@ trap 'rm -rf "$work"' EXIT
 "$work/venv/bin/pip" install -q --upgrade pip
 "$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.0.10" numpy ml_dtypes pytest hypothesis
 
+# Built from a copy of the working tree's sources: pip builds in the source tree, and
+# instrumented objects left in the checkout's build/ would be linked into its next in-place build.
+mkdir "$work/src"
+git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work/src"
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="$sanitizers" LDFLAGS="$sanitizers" FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUIRE_EXTENSIONS=1 \
-    "$work/venv/bin/pip" install -q --no-build-isolation "$repo"
+    "$work/venv/bin/pip" install -q --no-build-isolation "$work/src"
 
 # The interpreter is not instrumented: preload the runtimes. Leak checking is off because
 # CPython itself keeps memory until exit; tests/test_reliability.py covers leaks.
