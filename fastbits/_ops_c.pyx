@@ -358,15 +358,16 @@ cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out) noex
             and (out is None or _small_out(out, code, A, B)))
 
 
-cdef object _small_row(int op, str opname, int code, cnp.ndarray A, char* pb, object out):
-    """``op`` of ``A`` (and the same-shape data at ``pb``) into ``out`` or a fresh array, as
+cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out):
+    """``op`` of ``A`` and ``B`` (BitwiseNot: ``A`` again) into ``out`` or a fresh array, as
     :func:`_small` allowed: one row."""
     cdef Py_ssize_t w = ITEMSIZE[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
     cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
     if out is None:
         out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), DESCR[code], n * w, opname)
-    run_row(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A), pb, n, w, w, w)
+    run_row(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A), <char*>cnp.PyArray_DATA(B),
+            n, w, w, w)
     return out
 
 
@@ -424,7 +425,7 @@ cdef object _binary(int op, str opname, object a, object b, object out):
             B = <cnp.ndarray>b
             if _int_code(B) == ca:
                 if _small(ca, A, B, out):
-                    return _small_row(op, opname, ca, A, <char*>cnp.PyArray_DATA(B), out)
+                    return _small_row(op, opname, ca, A, B, out)
                 r = _binary_core(op, opname, ca, A, B, NULL, out)
                 if r is not None:
                     return r
@@ -509,7 +510,7 @@ cdef object _bitwise_not(object x, object out):
         X = <cnp.ndarray>x
         code = _int_code(X)
         if _small(code, X, X, out):
-            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, <char*>cnp.PyArray_DATA(X), out)
+            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out)
         r = _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out)
         if r is not None:
             return r

@@ -367,10 +367,10 @@ def read_streams(case: Case, arrays: dict[str, Any]) -> int:
 
 def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
     """The case's own arrays for its streaming ceiling, as flat bytes ``(out, a, b)``: its
-    ``out`` (None for a case that returns a fresh result: the ceiling does too) and the operands
-    it reads as streams (``b`` is ``a`` for one), so that the ceiling reads and writes the very
-    memory the case does; None when those operands are not C-contiguous and of the result's size (strided
-    and transposed inputs, BitCast, pack and unpack)."""
+    ``out`` (None for a case that returns a fresh result, or whose out is not C-contiguous) and
+    the operands it reads as streams (``b`` is ``a`` for one), so that the ceiling reads and
+    writes the very memory the case does; None when those operands are not C-contiguous and of
+    the result's size (strided and transposed inputs, BitCast, pack and unpack)."""
     if case.op not in ELEMENTWISE:
         return None
     xs = operands(arrays)
@@ -385,4 +385,5 @@ def probe_operands(case: Case, arrays: dict[str, Any]) -> tuple[np.ndarray | Non
         return x.reshape(-1).view(np.uint8)
 
     a = flat(streams[0])
-    return (flat(out) if out is not None and out.flags.c_contiguous else None), a, (flat(streams[1]) if inputs == 2 else a)
+    own_out = flat(out) if out is not None and out.flags.c_contiguous else None
+    return own_out, a, (flat(streams[1]) if inputs == 2 else a)

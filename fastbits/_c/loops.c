@@ -556,8 +556,8 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     }
     done = shift_row_avx2(k, o, a, b, n, so, sa, sb);
     if (done < n)
-        rows[k->op][k->width == 8 ? 3 : k->width >> 1](k->stream, o + done * so, a + done * sa, b + done * sb,
-                                           n - done, so, sa, sb);
+        rows[k->op][k->width == 8 ? 3 : k->width >> 1](k->stream, o + done * so, a + done * sa,
+                                                       b + done * sb, n - done, so, sa, sb);
 }
 
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
