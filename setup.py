@@ -32,18 +32,20 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
     sys.exit("FASTBITS_NO_EXTENSIONS and FASTBITS_REQUIRE_EXTENSIONS contradict each other")
 
 
-# The compiled modules, each with the C it owns (fastbits/_c/): the runtime owns the thread
-# settings, the thread team and the output pool, the engine the loops, the packing module the packed
-# layout's loops; the entry points and the public Cython API reach them through Cython's
-# cimport.  One module owns each piece of C state.
+# The compiled modules, each with the C it runs (fastbits/_c/).  The runtime owns all C state
+# (the settings, the thread team, the output pool) and the engine that uses it; the operator
+# and packing modules reach it through Cython's cimport (_runtime.pxd), and share their call
+# plumbing (_common).  The loops hold no state: the public Cython API compiles them in too.
+LOOPS = ["fastbits/_c/loops.c", "fastbits/_c/bytes.c"]
 MODULES = {
     "fastbits._runtime": [
         "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
+        "fastbits/_c/engine.c", *LOOPS,
     ],
-    "fastbits._engine": ["fastbits/_engine.pyx", "fastbits/_c/loops.c", "fastbits/_c/bytes.c"],
+    "fastbits._common": ["fastbits/_common.pyx"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx"],
     "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
-    "fastbits.kernels": ["fastbits/kernels.pyx"],
+    "fastbits.kernels": ["fastbits/kernels.pyx", *LOOPS],
 }
 
 

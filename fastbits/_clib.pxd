@@ -13,11 +13,6 @@ cdef extern from "_c/config.h":
     const int FB_GRAIN_CACHED
     const int FB_GRAIN_STREAMED
     const int FB_GRAIN_STRIDED
-    ctypedef struct fb_config_t:
-        int num_threads
-        Py_ssize_t grain[3]
-        Py_ssize_t stream_threshold
-    void fb_config_get(fb_config_t* config) noexcept nogil
     int fb_threads_get() noexcept nogil
     void fb_threads_set(int n) noexcept nogil
     void fb_grain_set(int kind, Py_ssize_t nbytes) noexcept nogil
@@ -25,14 +20,11 @@ cdef extern from "_c/config.h":
     void fb_stream_threshold_set(Py_ssize_t nbytes) noexcept nogil
     Py_ssize_t fb_stream_threshold_get() noexcept nogil
     int fb_local_threads_set(int n) noexcept nogil
-    int fb_threads_for(const fb_config_t* config, int kind, Py_ssize_t work, Py_ssize_t units) noexcept nogil
 
 
 cdef extern from "_c/team.h":
     ctypedef void (*fb_share_fn)(void* ctx, int share, int slot) noexcept nogil
-    void fb_team_run(fb_share_fn fn, void* ctx, int nshares) noexcept nogil
     int fb_team_last_shares() noexcept nogil
-    int fb_team_inline(Py_ssize_t work) noexcept nogil
     int fb_team_available() noexcept nogil
     ctypedef struct fb_team_stats_t:
         int started
@@ -79,21 +71,24 @@ cdef extern from "_c/loops.h":
         int mask
         int stream
         const uint8_t* byte_map
-    int fb_op_unary(int op) noexcept nogil
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
-    void fb_rows(const fb_kernel* k, Py_ssize_t count, char* o, Py_ssize_t o_step, const char* a,
-                 Py_ssize_t a_step, const char* b, Py_ssize_t b_step, Py_ssize_t n, Py_ssize_t so,
-                 Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
 
 
-cdef extern from "_c/bytes.h":
-    void fb_copy_row(char* o, Py_ssize_t so, const char* a, Py_ssize_t sa, Py_ssize_t n,
-                     Py_ssize_t itemsize, int swap, int mask) noexcept nogil
-    void fb_gather_tile(char* dst, const char* src, Py_ssize_t rows, Py_ssize_t cols,
-                        Py_ssize_t row_stride, Py_ssize_t col_stride, Py_ssize_t width) noexcept nogil
-    void fb_prefetch_tile(const char* p, Py_ssize_t line_stride, Py_ssize_t ncols,
-                          Py_ssize_t col_stride, Py_ssize_t nbytes) noexcept nogil
+cdef extern from "_c/engine.h":
+    enum: FB_MAXD
+    ctypedef struct fb_plan:
+        fb_kernel kernel
+        int nd
+        Py_ssize_t n[FB_MAXD]
+        Py_ssize_t s[3][FB_MAXD]
+        char* p[3]
+        Py_ssize_t total
+    int fb_engine_plan(fb_plan* plan) noexcept nogil
+    void fb_engine_run(fb_plan* plan) noexcept nogil
+    int fb_engine_inline(fb_kernel* kernel, Py_ssize_t n) noexcept nogil
+    void fb_engine_parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssize_t units,
+                            int* nshares) noexcept nogil
 
 
 cdef extern from "_c/pack.h":

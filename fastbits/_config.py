@@ -1,60 +1,58 @@
-"""fastbits' configuration: one documented API, functions and a context manager.
+"""fastbits' configuration: the one table of settings, and the API that reads and changes them.
 
 In the manner of ``sklearn.set_config`` / ``config_context`` and threadpoolctl's
 ``threadpool_limits``: :func:`get_config` reads the settings, :func:`set_config` changes them,
 :func:`config_context` changes them for a ``with`` block and puts them back after it.  The
 settings are process-wide (the compiled kernels read them from every thread).
-:func:`runtime_info` reports the thread team's and the output pool's state, and
-:func:`release_memory` gives the pool's idle memory back.  Every value is checked here; the
-active runtime (:mod:`fastbits._runtime`, or :mod:`fastbits._runtime_py` on the pure path)
-applies it.
+
+:data:`SETTINGS` is the only place that names a setting: its default, its check and what it
+does.  The API here, the docs' settings table, the docstring of :func:`set_config` and both
+runtimes (:mod:`fastbits._runtime`, :mod:`fastbits._runtime_py`) take them from it.  A runtime
+keeps the values and applies them; the facade binds the active one here (:func:`bind`).  This
+module imports no operator module and no runtime.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ._ops import runtime as _runtime
-from ._runtime_py import check_num_threads
+from . import _cpus
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["config_context", "get_config", "release_memory", "runtime_info", "set_config"]
+__all__ = ["SETTINGS", "bind", "check_num_threads", "config_context", "defaults", "get_config", "release_memory",
+           "runtime_info", "set_config", "set_local_threads"]
 
 
-#: The settings' names, as get_config reports them and set_config takes them.
-_SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold",
-             "spin_time", "stream_threshold", "task_threads")
+def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
 
-
-def get_config() -> dict[str, Any]:
-    """The current settings.
-
-    Returns
-    -------
-    dict
-        ``num_threads``: the threads a large call may use (1 on the pure path and in builds
-        without threads).  ``grain_cached``, ``grain_streamed``, ``grain_strided``: bytes of
-        work per thread for each kind of loop (see :func:`set_config`).  ``output_pool``:
-        whether large fresh results come from the output pool.  ``pool_threshold``: the size in
-        bytes from which they do.  ``stream_threshold``: the bytes a call moves (inputs read and
-        result written) from which it writes its result with streaming stores, around the
-        cache.  ``spin_time``: the seconds the thread team's helpers watch for the next call
-        before they sleep.  ``task_threads``: the threads a fastbits call inside a dask task
-        may use.
+    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
     """
-    return _runtime.current_config()
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
+    return int(n)
 
 
-def _size(name: str, value: Any, least: int = 0) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError(f"set_config: '{name}' must be an int (bytes), not {value!r}")
-    if value < least:
-        raise ArgumentValueError(f"set_config: '{name}' must be at least {least} bytes, not {value!r}")
-    return min(int(value), 2**62)
+def _threads(name: str, value: Any) -> int:
+    return check_num_threads(value, f"set_config: '{name}'")
+
+
+def _bytes(least: int) -> Callable[[str, Any], int]:
+    def check(name: str, value: Any) -> int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ArgumentTypeError(f"set_config: '{name}' must be an int (bytes), not {value!r}")
+        if value < least:
+            raise ArgumentValueError(f"set_config: '{name}' must be at least {least} bytes, not {value!r}")
+        return min(int(value), 2**62)
+
+    return check
 
 
 def _seconds(name: str, value: Any) -> float:
@@ -65,20 +63,111 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
-def set_config(
-    *,
-    num_threads: int | None = None,
-    grain_cached: int | None = None,
-    grain_streamed: int | None = None,
-    grain_strided: int | None = None,
-    output_pool: bool | None = None,
-    pool_threshold: int | None = None,
-    stream_threshold: int | None = None,
-    spin_time: float | None = None,
-    task_threads: int | None = None,
-    **unknown: NoReturn,
-) -> None:
-    """Change settings; an argument left at None keeps its setting.
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"set_config: '{name}' must be True or False, not {value!r}")
+    return bool(value)
+
+
+class Setting(NamedTuple):
+    """One setting: its name, its default, its check and what it does."""
+
+    name: str
+    #: The default, computed when a runtime starts (the machine and the environment decide some).
+    default: Callable[[], Any]
+    #: ``check(name, value)``: the value as the runtime keeps it, or a fastbits error.
+    check: Callable[[str, Any], Any]
+    #: What the default is, as the docs say it.
+    default_doc: str
+    #: What the setting does, as the docs and :func:`set_config`'s docstring say it.
+    doc: str
+
+
+#: Every setting, in the order the docs list them.  The grains were set by measurement
+#: (docs/design.md, "Constants"); the machine decides the thread count, the cache size and
+#: whether helpers spin (:mod:`fastbits._cpus`).
+SETTINGS: tuple[Setting, ...] = (
+    Setting("num_threads", _cpus.default_num_threads, _threads,
+            "`FASTBITS_NUM_THREADS`, else `OMP_NUM_THREADS`'s first value, else the CPUs the process "
+            "may use (its affinity mask, capped by its cgroup's CPU quota: a container allowed 2 CPUs "
+            "of a 64-CPU host gets 2)",
+            "threads a large call may use, the caller included (a positive int; 1 on the pure path and "
+            "in builds without threads); the same as `set_num_threads`, and threadpoolctl's "
+            "`threadpool_limits` changes it too"),
+    Setting("grain_cached", lambda: 1 << 18, _bytes(1), "256 KiB",
+            "bytes of result per thread for elementwise loops whose result stays in cache (the call "
+            "moves less than `stream_threshold`)"),
+    Setting("grain_streamed", lambda: 1 << 20, _bytes(1), "1 MiB",
+            "the same for elementwise loops that stream their result around the cache"),
+    Setting("grain_strided", lambda: 1 << 19, _bytes(1), "512 KiB",
+            "the same for loops that do more work per byte: a transposed operand read in tiles, short "
+            "rows gathered into chunks, and `pack`/`unpack` (counted in unpacked elements)"),
+    Setting("output_pool", lambda: True, _flag, "True where the pool exists",
+            "large fresh results come from the output pool (where it exists: not in sanitizer builds, "
+            "nor on platforms without `MADV_FREE`, where the setting stays False); False also gives its "
+            "idle memory back"),
+    Setting("pool_threshold", lambda: 1 << 25, _bytes(0), "32 MiB",
+            "fresh results from this size on come from the pool"),
+    Setting("stream_threshold", _cpus.default_stream_threshold, _bytes(0),
+            "the last-level cache's size (Linux's sysfs; 8 MiB where the system does not say)",
+            "a call that moves this many bytes or more (its inputs read, its result written) writes its "
+            "result with streaming stores, around the cache: it cannot stay there anyway, and the cache "
+            "lines of `out` need not be read first; smaller results stay in cache for whatever reads "
+            "them next. 0 streams every large enough contiguous run"),
+    Setting("spin_time", _cpus.default_spin_time, _seconds,
+            "0.0005 (seconds; 0 with `OMP_WAIT_POLICY=passive`)",
+            "how long a helper of the thread team watches for the next call after it ran a share, "
+            "before it sleeps, yielding its CPU between looks; only the helpers the last call used "
+            "watch. 0 sends helpers to sleep at once"),
+    Setting("task_threads", lambda: 1, _threads, "1",
+            "the threads a fastbits call inside a dask task may use, the task's own thread included (at "
+            "most `num_threads`): dask already runs a task per core, so a call there does not start "
+            "the team; a graph keeps the value in force when it was built (docs/scaling-out.md)"),
+)
+
+_BY_NAME = {setting.name: setting for setting in SETTINGS}
+_NAMES = ", ".join(sorted(_BY_NAME))
+
+#: The active runtime (:func:`bind`): it keeps the values and applies them.
+_runtime: Any = None
+
+
+@functools.cache
+def _defaults() -> tuple[tuple[str, Any], ...]:
+    return tuple((setting.name, setting.default()) for setting in SETTINGS)
+
+
+def defaults() -> dict[str, Any]:
+    """Every setting's default, as a runtime starts with them (the environment is read once)."""
+    return dict(_defaults())
+
+
+def bind(runtime: Any) -> None:
+    """Make ``runtime`` (a runtime module, started with :func:`defaults`) the one the API reads and changes."""
+    global _runtime
+    _runtime = runtime
+
+
+def _checked(function: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` checked, None values left out; a name that is no setting is an error."""
+    unknown = sorted(set(settings) - _BY_NAME.keys())
+    if unknown:
+        raise ArgumentTypeError(
+            f"{function}: unknown setting(s) {', '.join(unknown)}; expected some of {_NAMES}")
+    return {name: _BY_NAME[name].check(name, value) for name, value in settings.items() if value is not None}
+
+
+def get_config() -> dict[str, Any]:
+    """The current settings: a new dict of every setting of :func:`set_config` and its value."""
+    return _runtime.current_config()
+
+
+def set_config(**settings: Any) -> None:
+    # The docstring is written below, from the table.
+    _runtime.configure(**_checked("set_config", settings))
+
+
+set_config.__doc__ = """Change settings; an argument left at None keeps its setting.
 
     How many threads a call uses follows one fixed rule, the same for every call and on every
     machine: a call whose result is W bytes uses ``min(num_threads, max(1, W // grain))``
@@ -87,49 +176,10 @@ def set_config(
 
     Parameters
     ----------
-    num_threads : int, optional
-        Threads a large call may use, the caller included (a positive int); the same as
-        :func:`fastbits.set_num_threads`.  Its default is ``FASTBITS_NUM_THREADS``, else
-        ``OMP_NUM_THREADS``, else the CPUs the process may use (affinity and cgroup quota).
-        threadpoolctl's ``threadpool_limits`` changes it too.
-    grain_cached : int, optional
-        Bytes of result per thread for elementwise loops whose result stays in cache (the
-        call moves less than ``stream_threshold``); default 256 KiB.
-    grain_streamed : int, optional
-        Bytes of result per thread for elementwise loops that stream their result around the
-        cache; default 1 MiB.
-    grain_strided : int, optional
-        Bytes of result per thread for loops that do more work per byte: a transposed operand
-        read in tiles, short rows gathered into chunks, and :func:`fastbits.pack` /
-        :func:`fastbits.unpack` (counted in unpacked elements); default 512 KiB.
-    output_pool : bool, optional
-        Serve large fresh results from the output pool (default True where the pool exists:
-        not in sanitizer builds, nor on platforms without ``MADV_FREE``, where it stays False).
-        False also gives its idle memory back.
-    pool_threshold : int, optional
-        Fresh results from this many bytes come from the pool (default 32 MiB).
-    stream_threshold : int, optional
-        A call that moves this many bytes or more (the inputs it reads and the result it
-        writes) writes its result with streaming stores, around the cache, which saves reading
-        the output's lines first and leaves the cache to other data (default: the size of the
-        last-level cache, from Linux's sysfs, else 8 MiB).  0 streams every large enough
-        contiguous run; the pure path keeps the value and ignores it.
-    spin_time : float, optional
-        Seconds a helper of the thread team watches for the next call after it ran a share,
-        before it sleeps (default 0.0005; 0 when ``OMP_WAIT_POLICY=passive``).  A watching
-        helper answers the next call at once, where a sleeping one is woken by the kernel tens
-        of microseconds later.  It yields its CPU between looks, and only the helpers the last
-        call used watch.  The caller watches as long for the helpers' shares to finish.  0
-        sends helpers to sleep at once.  Applies at once; the pure path keeps the value and
-        ignores it.
-    task_threads : int, optional
-        Threads each fastbits call inside a dask task may use, the task's own thread included
-        (a positive int, default 1; at most ``num_threads`` of the process that runs the
-        task).  dask already runs one task per core (a worker thread each), so more threads
-        per task would oversubscribe the cores.  A graph keeps the value in force when it was
-        built, also on dask.distributed's workers; see docs/scaling-out.md.
-
-    The grains are bytes (at least 1).  The pure path keeps them and ignores them.
+""" + "".join(f"""    {s.name} : optional
+        {s.doc[0].upper() + s.doc[1:]}.  Default: {s.default_doc}.
+""" for s in SETTINGS) + """
+    The pure path keeps the grains, the thresholds and ``spin_time`` and ignores them.
 
     Raises
     ------
@@ -137,36 +187,6 @@ def set_config(
         A value of the wrong kind or out of range (ArgumentTypeError also for a setting name
         that does not exist); nothing is changed then.
     """
-    # ``**unknown``: a misspelt name is a fastbits error naming it, not Python's bare
-    # TypeError; typed NoReturn, so that type checkers still refuse it.
-    if unknown:
-        raise ArgumentTypeError(
-            f"set_config: unknown setting(s) {', '.join(sorted(unknown))}; expected some of "
-            f"{', '.join(_SETTINGS)}"
-        )
-    if num_threads is not None:
-        num_threads = check_num_threads(num_threads, "set_config: 'num_threads'")
-    if task_threads is not None:
-        task_threads = check_num_threads(task_threads, "set_config: 'task_threads'")
-    grains = {"grain_cached": grain_cached, "grain_streamed": grain_streamed, "grain_strided": grain_strided}
-    grains = {name: _size(name, value, 1) for name, value in grains.items() if value is not None}
-    if pool_threshold is not None:
-        pool_threshold = _size("pool_threshold", pool_threshold)
-    if stream_threshold is not None:
-        stream_threshold = _size("stream_threshold", stream_threshold)
-    if spin_time is not None:
-        spin_time = _seconds("spin_time", spin_time)
-    if output_pool is not None and not isinstance(output_pool, (bool, np.bool_)):
-        raise ArgumentTypeError(f"set_config: 'output_pool' must be True or False, not {output_pool!r}")
-    _runtime.configure(
-        num_threads=num_threads,
-        **grains,
-        output_pool=None if output_pool is None else bool(output_pool),
-        pool_threshold=pool_threshold,
-        stream_threshold=stream_threshold,
-        spin_time=spin_time,
-        task_threads=task_threads,
-    )
 
 
 @contextlib.contextmanager
@@ -180,18 +200,19 @@ def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
     ...     fastbits.get_num_threads()
     1
     """
-    unknown = sorted(set(settings) - set(_SETTINGS))
-    if unknown:
-        raise ArgumentTypeError(
-            f"config_context: unknown setting(s) {', '.join(unknown)}; expected some of "
-            f"{', '.join(_SETTINGS)}"
-        )
+    values = _checked("config_context", settings)
     before = get_config()
-    set_config(**settings)
+    _runtime.configure(**values)
     try:
         yield get_config()
     finally:
-        set_config(**{name: before[name] for name in settings})
+        _runtime.configure(**{name: before[name] for name in values})
+
+
+def set_local_threads(n: int) -> int:
+    """Cap the threads of the calls made from this thread at ``n`` (0: no cap); return the old
+    cap.  The dask adapter sets it around each task."""
+    return _runtime.set_local_threads(n)
 
 
 def runtime_info() -> dict[str, Any]:

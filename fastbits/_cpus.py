@@ -11,8 +11,7 @@ its result around the cache (streaming stores), since it could not stay there an
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
 
-The grains: bytes of work per thread, fixed constants the same on every machine
-(:data:`GRAINS`).
+The settings' table (:data:`fastbits._config.SETTINGS`) takes its defaults from here.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import os
 import warnings
 
 __all__ = [
-    "GRAINS", "SPIN_TIME", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
+    "SPIN_TIME", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
     "default_stream_threshold", "last_level_cache_bytes",
 ]
 
@@ -170,15 +169,6 @@ def default_stream_threshold() -> int:
 
 #: Seconds a helper that ran a share watches for the next call before it sleeps.
 SPIN_TIME = 0.0005
-
-#: Bytes of work per thread, by kind of work: a call of W bytes of work (its result's size)
-#: uses min(num_threads, max(1, W // grain)) threads.  ``grain_cached``: elementwise loops
-#: whose result stays in cache; ``grain_streamed``: elementwise loops whose result is streamed
-#: around the cache (see ``stream_threshold``); ``grain_strided``: transposed operands, short
-#: rows gathered into chunks, and packing (counted in unpacked elements), which do more work
-#: per byte.  docs: the measurements that set them.
-GRAINS = {"grain_cached": 1 << 18, "grain_streamed": 1 << 20, "grain_strided": 1 << 19}
-
 
 def default_spin_time() -> float:
     """Seconds the team's helpers watch for the next call before they sleep: :data:`SPIN_TIME`,

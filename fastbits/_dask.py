@@ -7,11 +7,11 @@ call run when the graph is built, on stand-ins of the dask operands that have th
 shape and hold one element (:func:`_stand_in`), so a wrong type, shape, ``to`` or ``direction``
 raises at once, with the eager call's error.
 
-fastbits never imports dask: :func:`found` recognises a dask array only when ``dask.array`` is
-already imported, and the operators' slow paths (both implementations) ask it before they read
-an operand with ``numpy.asarray``.  Each task caps the threads of the fastbits call it makes at
-the ``task_threads`` setting in force when the graph was built (:func:`fastbits.set_config`):
-dask runs one task per core already.
+This module is the dask adapter of the dispatch point (:mod:`fastbits._dispatch`): the
+implementations know nothing of it.  fastbits never imports dask: the dispatch point asks
+:data:`ADAPTER` only once ``dask.array`` is imported.  Each task caps the threads of the
+fastbits call it makes at the ``task_threads`` setting in force when the graph was built
+(:func:`fastbits.set_config`): dask runs one task per core already.
 """
 
 from __future__ import annotations
@@ -22,33 +22,29 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import spec
+from . import _config, spec
+from ._dispatch import Adapter
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["bitcast", "elementwise", "found", "pack", "unpack"]
+__all__ = ["ADAPTER", "bitcast", "elementwise", "pack", "unpack"]
 
 
-def found(*values: Any) -> bool:
-    """Whether any of ``values`` is a dask array; False at once while dask.array is not imported."""
+def _is_dask(value: Any) -> bool:
     dask_array = sys.modules.get("dask.array")
-    return dask_array is not None and any(isinstance(value, dask_array.Array) for value in values)
+    return dask_array is not None and isinstance(value, dask_array.Array)
 
 
 def _task(func: Callable[..., Any], threads: int, *args: Any, **kwargs: Any) -> Any:
     """One block: ``func(*args, **kwargs)`` with this thread's fastbits calls capped at ``threads``."""
-    from ._ops import runtime
-
-    previous = runtime.set_local_threads(threads)
+    previous = _config.set_local_threads(threads)
     try:
         return func(*args, **kwargs)
     finally:
-        runtime.set_local_threads(previous)
+        _config.set_local_threads(previous)
 
 
 def _task_threads() -> int:
-    from ._config import get_config
-
-    return get_config()["task_threads"]
+    return _config.get_config()["task_threads"]
 
 
 def _stand_in(op: str, x: Any) -> np.ndarray:
@@ -97,7 +93,7 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
     import dask.array as da
 
     _refuse_out(op, out)
-    stand_ins = [_stand_in(op, v) if found(v) else v for v in operands]
+    stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in operands]
     if len(operands) == 2:
         a, b, code = spec.check_operands(op, *stand_ins)
         checked = (a, b)
@@ -110,7 +106,7 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
     # array of the other operand's type); axes aligned at the last one, as numpy does.
     pairs = []
     for given, array in zip(operands, checked):
-        pairs += [given if found(given) else array, tuple(range(ndim - array.ndim, ndim))]
+        pairs += [given if _is_dask(given) else array, tuple(range(ndim - array.ndim, ndim))]
     dtype = spec.numpy_dtype(code)
     return da.blockwise(
         _task, tuple(range(ndim)), func, None, _task_threads(), None, *pairs,
@@ -194,3 +190,27 @@ def unpack(func: Callable[..., Any], data: Any, to: Any, shape: Any) -> Any:
                          chunks=(tuple(chunk * per for chunk in data.chunks[0]),), dtype=dtype,
                          meta=np.empty((0,), dtype), token="unpack")
     return flat[:count].reshape(dims)
+
+
+#: The public operators' ONNX names, for the elementwise ones' checks and messages.
+_ELEMENTWISE = {"bitwise_and": spec.BITWISE_AND, "bitwise_or": spec.BITWISE_OR, "bitwise_xor": spec.BITWISE_XOR,
+                "bitwise_not": spec.BITWISE_NOT, "bitshift": spec.BITSHIFT}
+
+
+def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Public operator ``name`` on ``args`` (one a dask array), as the dispatch point hands it
+    over: a lazy result whose blocks ``func``, the eager operator, computes."""
+    if name == "bitshift":
+        direction = spec.check_direction(args[2])
+        return elementwise(func, spec.BITSHIFT, args[:2], kwargs.get("out"), (direction,))
+    if name in _ELEMENTWISE:
+        return elementwise(func, _ELEMENTWISE[name], args, kwargs.get("out"))
+    if name == "bitcast":
+        return bitcast(func, *args, spec.check_copy(spec.BITCAST, kwargs.get("copy", False)))
+    if name == "pack":
+        return pack(func, *args)
+    return unpack(func, *args)
+
+
+#: dask's arrays for the dispatch point (:func:`fastbits._dispatch.register`).
+ADAPTER = Adapter("dask.array", "Array", call)

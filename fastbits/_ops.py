@@ -2,33 +2,85 @@
 
 ``FASTBITS_PURE_PYTHON=1`` in the environment forces the pure path.
 :data:`BACKEND` says which path is active: ``"cython"`` or ``"python"``;
-:data:`FALLBACK_REASON` says why the pure path runs when nobody asked for it;
-:data:`impl` is the active operator module, :data:`packing` the active pack/unpack module,
-:data:`runtime` the active runtime module (threads, pool, configuration).
+:data:`FALLBACK_REASON` says why the pure path runs when nobody asked for it.
+:func:`load` gives either path as a :class:`Path` (the tests run both); :data:`active` is the
+active one, whose runtime the configuration API drives (:func:`fastbits._config.bind`).
+
+The dispatch point (:mod:`fastbits._dispatch`) stands in front of each path's operators, with
+dask's adapter registered: the compiled entry points consult it themselves, for the calls
+their fast path does not take; the pure path's functions get its Python gate.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import Any, Callable, NamedTuple
+
+from . import _config, _dask, _dispatch
+
+__all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
+           "bitwise_not", "bitwise_or", "bitwise_xor", "get_num_threads", "load", "pack", "set_num_threads",
+           "unpack"]
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
+
+_dispatch.register(_dask.ADAPTER)
+
+
+class Path(NamedTuple):
+    """One implementation: its public functions and its runtime."""
+
+    name: str  # "cython" or "python", as BACKEND says it
+    bitwise_and: Callable[..., Any]
+    bitwise_or: Callable[..., Any]
+    bitwise_xor: Callable[..., Any]
+    bitwise_not: Callable[..., Any]
+    bitshift: Callable[..., Any]
+    bitcast: Callable[..., Any]
+    pack: Callable[..., Any]
+    unpack: Callable[..., Any]
+    get_num_threads: Callable[[], int]
+    set_num_threads: Callable[[int], None]
+    runtime: ModuleType
+
+
+_OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast")
+
+
+@functools.cache
+def load(name: str) -> Path:
+    """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
+    do not load."""
+    if name == "cython":
+        from . import _ops_c as ops, _packing_c as packing, _runtime as runtime
+
+        gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
+    else:
+        from . import _ops_py as ops, _packing_py as packing, _runtime_py as runtime
+
+        gate = _dispatch.gate
+    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(packing.pack), gate(packing.unpack),
+                runtime.get_num_threads, runtime.set_num_threads, runtime)
+
+
 #: None, or why the compiled kernels are not used although FASTBITS_PURE_PYTHON is unset:
 #: ``"not built: ..."`` (a source checkout, a pure install) or ``"failed to load: ..."``.
 FALLBACK_REASON: str | None = None
 
-impl: ModuleType
-packing: ModuleType
-runtime: ModuleType
-if TYPE_CHECKING or PURE_PYTHON:
-    from . import _ops_py as impl, _packing_py as packing, _runtime_py as runtime
+if PURE_PYTHON:
+    active = load("python")
 else:
     try:
-        from . import _ops_c as impl, _packing_c as packing, _runtime as runtime
+        active = load("cython")
     except ImportError as exc:
-        FALLBACK_REASON = f"{'not built' if isinstance(exc, ModuleNotFoundError) else 'failed to load'}: {exc}"
-        if not isinstance(exc, ModuleNotFoundError):
+        # not built: a compiled module that does not exist (a source checkout, a pure install)
+        missing = isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith(f"{__package__}.")
+        built = not missing and importlib.util.find_spec(f"{__package__}._runtime") is not None
+        FALLBACK_REASON = f"{'failed to load' if built else 'not built'}: {exc}"
+        if built:
             # built, but it does not load (a numpy it was not built for, say): say so
             import warnings
 
@@ -37,24 +89,21 @@ else:
                 RuntimeWarning,
                 stacklevel=2,
             )
-        from . import _ops_py as impl, _packing_py as packing, _runtime_py as runtime
+        active = load("python")
     else:
         from ._threadpool import register
 
         register()
 
-BACKEND = "python" if impl.__name__.endswith("_py") else "cython"
-bitcast = impl.bitcast
-bitshift = impl.bitshift
-bitwise_and = impl.bitwise_and
-bitwise_not = impl.bitwise_not
-bitwise_or = impl.bitwise_or
-bitwise_xor = impl.bitwise_xor
-get_num_threads = runtime.get_num_threads
-pack = packing.pack
-unpack = packing.unpack
-set_num_threads = runtime.set_num_threads
-
-__all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "bitcast", "bitshift", "bitwise_and", "bitwise_not",
-           "bitwise_or", "bitwise_xor", "get_num_threads", "impl", "pack", "packing", "runtime",
-           "set_num_threads", "unpack"]
+_config.bind(active.runtime)
+BACKEND = active.name
+bitwise_and = active.bitwise_and
+bitwise_or = active.bitwise_or
+bitwise_xor = active.bitwise_xor
+bitwise_not = active.bitwise_not
+bitshift = active.bitshift
+bitcast = active.bitcast
+pack = active.pack
+unpack = active.unpack
+get_num_threads = active.get_num_threads
+set_num_threads = active.set_num_threads

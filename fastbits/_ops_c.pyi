@@ -4,16 +4,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "bitcast",
-    "bitshift",
-    "bitwise_and",
-    "bitwise_not",
-    "bitwise_or",
-    "bitwise_xor",
-    "get_num_threads",
-    "set_num_threads",
-]
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor"]
 
 def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
@@ -21,5 +12,3 @@ def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarr
 def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray: ...
-def get_num_threads() -> int: ...
-def set_num_threads(n: int, /) -> None: ...

@@ -9,9 +9,10 @@ fast path does not take, shapes that do not broadcast) goes the slow way, throug
 functions: they raise the errors, so no check or message is written twice.  The kernels run
 only after every check passed.
 
-The work itself is the engine's (:mod:`fastbits._engine`): this module fills a ``Plan`` (the
-result's shape, the operands' strides and pointers, the operation) and runs it; fresh results
-come from :mod:`fastbits._runtime`.
+The work itself is the runtime's engine (``fastbits/_c/engine.h``): this module fills an
+``fb_plan`` (the result's shape, the operands' strides and pointers, the operation) and runs it;
+fresh results come from the runtime too.  The public functions are entry points of
+:mod:`fastbits._common`, which runs each one's fast path, then its slow one.
 """
 
 cimport numpy as cnp
@@ -26,38 +27,18 @@ import sys
 
 import numpy as np
 
-from . import _dask, _ops_py, spec
+from . import _ops_py, spec
 from ._clib cimport (
-    FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
+    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
+    fb_plan,
 )
-from ._engine cimport MAXD, Plan, run, run_row
-from ._runtime cimport inline_call, new_array
-from ._runtime import get_num_threads, set_num_threads
+from ._common cimport Entry, entry_point, remember_to, to_code
+from ._runtime cimport new_array, run, run_inline
 from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 cnp.import_array()
 
-__all__ = [
-    "bitcast",
-    "bitshift",
-    "bitwise_and",
-    "bitwise_not",
-    "bitwise_or",
-    "bitwise_xor",
-    "get_num_threads",
-    "set_num_threads",
-]
-
-
-cdef extern from "Python.h":
-    ctypedef struct PyMethodDef:
-        const char* ml_name
-        void* ml_meth
-        int ml_flags
-        const char* ml_doc
-    int METH_FASTCALL
-    int METH_KEYWORDS
-    object PyCFunction_NewEx(PyMethodDef* definition, PyObject* self, object module)
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor"]
 
 
 cdef extern from "numpy/arrayobject.h":
@@ -89,13 +70,8 @@ cdef int ORDER_UNIT[NUM_CODES]                # the bytes each code's dtype orde
 cdef bint BIG_HOST = sys.byteorder == "big"
 
 _DESCRS = {}
-# C-level names (a module global costs a dictionary lookup at each use)
-cdef object _DataType = spec.DataType
-cdef tuple _TO_KINDS = (type, np.dtype)
-cdef dict _TO_CACHE = {}   # resolved 'to' values (str, type, dtype) -> code: BitCast's and unpack's
-cdef Py_ssize_t TO_CACHE_MAX = 256
-# Same-shape contiguous calls below this many output bytes, to which the grain rule gives one
-# thread, take one row on their caller, with no planning.
+# Same-shape contiguous calls below this many output bytes take one row on their caller, with
+# no planning, when the grain rule gives them one thread (the runtime's run_inline).
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
 cdef bint ML_READY = False   # the tables hold ml_dtypes' types too
 
@@ -142,7 +118,7 @@ cdef void _add_descr(object c) except *:
     _DESCRS[int(c)] = dt
     DESCR[int(c)] = <PyObject*>dt
     ITEMSIZE[int(c)] = dt.itemsize
-    ORDER_UNIT[int(c)] = _ops_py._swap_unit(dt)
+    ORDER_UNIT[int(c)] = spec.order_unit(dt)
 
 
 cdef void _allow_bitcasts(bint ml) except *:
@@ -215,8 +191,8 @@ cdef bint _self_overlaps(cnp.ndarray out) noexcept:
     cdef int nd = cnp.PyArray_NDIM(out), d, e, m = 0
     cdef cnp.npy_intp* n = cnp.PyArray_DIMS(out)
     cdef cnp.npy_intp* s = cnp.PyArray_STRIDES(out)
-    cdef Py_ssize_t st[MAXD]
-    cdef Py_ssize_t sz[MAXD]
+    cdef Py_ssize_t st[FB_MAXD]
+    cdef Py_ssize_t sz[FB_MAXD]
     cdef Py_ssize_t span, ts, tn
     for d in range(nd):
         if n[d] == 0:
@@ -261,12 +237,12 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     nothing, when the shapes do not broadcast or ``out`` is not one the fast path takes: the
     caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
     """
-    cdef Plan pl
+    cdef fb_plan pl
     cdef int nd, d, i, k, itemsize = ITEMSIZE[code]
     cdef int nds[3]
     cdef cnp.npy_intp* dims[3]
     cdef cnp.npy_intp* strides[3]
-    cdef cnp.npy_intp shape[MAXD]
+    cdef cnp.npy_intp shape[FB_MAXD]
     cdef cnp.npy_intp m
     cdef cnp.ndarray O, C
     cdef char* lo0
@@ -349,26 +325,28 @@ cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
 
 
 cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out) noexcept:
-    """The most common call, run as one row on its caller with no planning: C-contiguous ``A``
-    and ``B`` of one shape, under SMALL_BYTES, to which the grain rule gives one thread, and
-    ``out`` None or one the row writes as it is (see :func:`_small_out`)."""
+    """The most common call, run as one row with no planning: C-contiguous ``A`` and ``B`` of one
+    shape, under SMALL_BYTES, and ``out`` None or one the row writes as it is (see
+    :func:`_small_out`)."""
     cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
     return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
-            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B) and inline_call(nbytes)
+            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B)
             and (out is None or _small_out(out, code, A, B)))
 
 
 cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out):
     """``op`` of ``A`` and ``B`` (BitwiseNot: ``A`` again) into ``out`` or a fresh array, as
-    :func:`_small` allowed: one row."""
+    :func:`_small` allowed: one row on the caller where the grain rule gives it one thread,
+    else planned by the engine."""
     cdef Py_ssize_t w = ITEMSIZE[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
     cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
     if out is None:
         out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), DESCR[code], n * w, opname)
-    run_row(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A), <char*>cnp.PyArray_DATA(B),
-            n, w, w, w)
-    return out
+    if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
+                  <char*>cnp.PyArray_DATA(B), n):
+        return out
+    return _binary_core(op, opname, code, A, None if op == FB_OP_NOT else B, <char*>cnp.PyArray_DATA(A), out)
 
 
 cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcept:
@@ -413,7 +391,8 @@ cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
 
 
 cdef object _binary(int op, str opname, object a, object b, object out):
-    """A binary integer operation: the fast path, decided at C level, else the slow one."""
+    """The fast path of a binary integer operation, decided at C level; None for a call it does
+    not take."""
     cdef cnp.ndarray A, B
     cdef int ca, cb
     cdef uint64_t scalar = 0
@@ -440,7 +419,7 @@ cdef object _binary(int op, str opname, object a, object b, object out):
             r = _binary_core(op, opname, cb, None, B, buf, out)
             if r is not None:
                 return r
-    return _binary_slow(op, opname, a, b, out)
+    return None
 
 
 cdef object _plain(str op, object x):
@@ -463,17 +442,14 @@ cdef bint _writes_directly(object out):
             and not _self_overlaps(<cnp.ndarray>out))
 
 
-cdef object _binary_slow(int op, str opname, object a, object b, object out):
+cdef object _binary_slow(Entry e, int op, object a, object b, object out):
     """The checks of the spec, then the kernels on normalised operands (BitwiseNot: ``a`` alone,
     ``b`` ignored).  An ``out`` whose own rules numpy decides (a subclass, or two indexes on one
-    element) gets the pure path's result (``_BY_OP``: the public function, the pure one and
-    their arguments after the operands)."""
+    element) gets the pure path's result (the entry's reference function)."""
     cdef cnp.ndarray A, B = None
     cdef bint unary = op == FB_OP_NOT
-    func, reference, params = _BY_OP[op]
-    operands = (a,) if unary else (a, b)
-    if _dask.found(*operands):
-        return _dask.elementwise(func, opname, operands, out, params)
+    cdef str opname = e.opname
+    params = () if e.op != SHIFT else (_LEFT if op == FB_OP_SHL else _RIGHT,)
     if unary:
         a, code = spec.check_operand(opname, a)
         shape = a.shape
@@ -486,7 +462,7 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out):
     target = out
     if out is not None and not _writes_directly(out):
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
-            return reference(*operands, *params, out=out)
+            return e.reference(*operands, *params, out=out)
         target = None  # non-native or unaligned out: compute, then assign by value
     A = _plain(opname, a)
     if not unary:
@@ -495,15 +471,15 @@ cdef object _binary_slow(int op, str opname, object a, object b, object out):
     if r is None:  # an input overlaps out other than element for element
         r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None)
     if r is None:  # cannot happen once the spec checks passed; stay exact anyway
-        return reference(*operands, *params, out=out)
+        return e.reference(*operands, *params, out=out)
     if out is not None and r is not out:
         np.copyto(out, r, casting="unsafe")
         return out
     return r
 
 
-cdef object _bitwise_not(object x, object out):
-    """BitwiseNot: the binary operations' paths, with no second operand."""
+cdef object _not_fast(object x, object out):
+    """BitwiseNot's fast path: the binary operations', with no second operand."""
     cdef cnp.ndarray X
     cdef int code
     if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
@@ -511,10 +487,8 @@ cdef object _bitwise_not(object x, object out):
         code = _int_code(X)
         if _small(code, X, X, out):
             return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out)
-        r = _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out)
-        if r is not None:
-            return r
-    return _binary_slow(FB_OP_NOT, BITWISE_NOT, x, None, out)
+        return _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out)
+    return None
 
 
 # The loop of each spelling of ``direction`` seen: ONNX's two, and those spec.check_direction
@@ -538,39 +512,8 @@ cdef int _shift_op(object direction) except -1:
     return <int>found
 
 
-# By loop: the public function, the pure one and their arguments after the operands, for
-# _binary_slow (filled once the public functions exist, below).
-cdef dict _BY_OP = {}
-
-
 # ---------------------------------------------------------------------------
 # BitCast
-
-cdef int to_code(object to):
-    """The ONNX code of a common ``to`` (an int or DataType by value, a name, type or dtype
-    that resolved before), else -1."""
-    cdef long long v
-    cdef int ovf = 0
-    tt = type(to)
-    if tt is int or tt is _DataType:
-        v = PyLong_AsLongLongAndOverflow(to, &ovf)
-        if ovf == 0 and 0 <= v < NUM_CODES:
-            return <int>v
-        return -1
-    if tt is str or isinstance(to, _TO_KINDS):
-        c = _TO_CACHE.get(to)
-        if c is not None:
-            return <int>c
-    return -1
-
-
-cdef int remember_to(object to, int code) except -1:
-    """Remember that a name, type or dtype ``to`` resolved to ``code`` (spec.resolve_to), for
-    :func:`to_code`, up to TO_CACHE_MAX of them."""
-    if (type(to) is str or isinstance(to, _TO_KINDS)) and len(_TO_CACHE) < TO_CACHE_MAX:
-        _TO_CACHE[to] = code
-    return 0
-
 
 # Sub-byte types (spec.subbyte_bits): how a copy keeps the bits of each element, and the pairs
 # whose view could change values, so that copy=False copies too (spec.subbyte_byte_map).
@@ -598,7 +541,7 @@ cdef void _build_subbyte_tables() except *:
 cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
     swapped by ``swap``-byte units if non-zero; a sub-byte element becomes its bits."""
-    cdef Plan pl
+    cdef fb_plan pl
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
@@ -621,6 +564,7 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
 
 
 cdef object _bitcast(object x, object to, object copy):
+    """BitCast's fast path, decided at C level; None for a call it does not take."""
     cdef cnp.ndarray X
     cdef int t, src, dst
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
@@ -630,10 +574,8 @@ cdef object _bitcast(object x, object to, object copy):
             src = BITCAST_CODE[t]
             dst = to_code(to)
             if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
-                result = _bitcast_array(X, t, src, dst, copy is True)
-                if result is not None:
-                    return result
-    return _bitcast_slow(x, to, copy)
+                return _bitcast_array(X, t, src, dst, copy is True)
+    return None
 
 
 cdef object _bitcast_array(cnp.ndarray X, int t, int src, int dst, bint copy):
@@ -658,8 +600,6 @@ cdef object _bitcast_slow(object x, object to, object copy):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
     cdef int src, dst
     copy = spec.check_copy(BITCAST, copy)
-    if _dask.found(x):
-        return _dask.bitcast(bitcast, x, to, copy)
     x = spec.as_array(BITCAST, x, "input", spec.BITCAST_T1)
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
@@ -677,100 +617,44 @@ cdef object _bitcast_slow(object x, object to, object copy):
 
 
 # ---------------------------------------------------------------------------
-# Entry points: vectorcall functions that check their own arguments
-#
-# Each public function is a builtin taking CPython's vectorcall arguments (METH_FASTCALL): a
-# right call costs a count and, with a keyword, one string comparison; a wrong one gets the pure
-# path's error word for word (spec.call_error), where Cython's own parser would word it its
-# own way.  Their docstrings and signatures are the pure module's (help() and inspect read them).
+# Entry points (fastbits/_common.pyx): each operator's fast path and slow path
 
-cdef object _DEFAULT_COPY = False   # an object: Cython's bare False is the C integer 0
-cdef PyObject* _NONE = <PyObject*>None
-cdef PyObject* _FALSE = <PyObject*>_DEFAULT_COPY
-cdef str _OUT = "out"
-cdef str _COPY = "copy"
+cdef enum:
+    SHIFT = -1  # the entry's op for BitShift: its direction argument gives the loop
 
 
-cdef int check_call(str function, PyObject** args, Py_ssize_t nargs, PyObject* kwnames,
-                    Py_ssize_t npositional, str keyword, PyObject** value) except -1:
-    """Check a call of ``function(<npositional>, /, *, keyword=...)`` (``keyword`` None: no
-    keyword); put the keyword's value, if given, in ``value``."""
-    cdef Py_ssize_t i, nkw = 0
-    if kwnames == NULL:
-        if nargs == npositional:
-            return 0
-    else:
-        nkw = len(<tuple>kwnames)
-        if nargs == npositional and nkw == 1 and keyword is not None:
-            name = (<tuple>kwnames)[0]
-            if name is keyword or name == keyword:
-                value[0] = args[npositional]
-                return 0
-    given = tuple([<object>args[i] for i in range(nargs)])
-    unexpected = {(<tuple>kwnames)[i]: <object>args[nargs + i] for i in range(nkw)
-                  if (<tuple>kwnames)[i] != keyword}
-    raise spec.call_error(function, given, unexpected)
+cdef object _elementwise_fast(Entry e, PyObject** args, PyObject* option):
+    cdef int op = e.op
+    if op == FB_OP_NOT:
+        return _not_fast(<object>args[0], <object>option)
+    if op == SHIFT:
+        op = _shift_op(<object>args[2])
+    return _binary(op, e.opname, <object>args[0], <object>args[1], <object>option)
 
 
-cdef PyMethodDef _DEFINITIONS[8]
-cdef list _KEPT = []   # the names and docstrings the definitions point into
+cdef object _elementwise_slow(Entry e, PyObject** args, PyObject* option):
+    cdef int op = e.op
+    if op == SHIFT:
+        op = _shift_op(<object>args[2])
+    return _binary_slow(e, op, <object>args[0], None if op == FB_OP_NOT else <object>args[1], <object>option)
 
 
-cdef object entry_point(int slot, str name, void* call, object reference, str module):
-    """The public function ``name`` of ``module``: a builtin running ``call`` (a METH_FASTCALL |
-    METH_KEYWORDS function), with the docstring and signature of ``reference``."""
-    cdef bytes bname = name.encode()
-    cdef bytes doc = f"{spec.signature(name)}\n--\n\n{reference.__doc__}".encode()
-    _KEPT.extend((bname, doc))
-    _DEFINITIONS[slot].ml_name = bname
-    _DEFINITIONS[slot].ml_meth = call
-    _DEFINITIONS[slot].ml_flags = METH_FASTCALL | METH_KEYWORDS
-    _DEFINITIONS[slot].ml_doc = doc
-    return PyCFunction_NewEx(&_DEFINITIONS[slot], NULL, module)
+cdef object _bitcast_fast_path(Entry e, PyObject** args, PyObject* option):
+    return _bitcast(<object>args[0], <object>args[1], <object>option)
 
 
-cdef object _and_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* out = _NONE
-    check_call("bitwise_and", args, nargs, kwnames, 2, _OUT, &out)
-    return _binary(FB_OP_AND, BITWISE_AND, <object>args[0], <object>args[1], <object>out)
+cdef object _bitcast_slow_path(Entry e, PyObject** args, PyObject* option):
+    return _bitcast_slow(<object>args[0], <object>args[1], <object>option)
 
 
-cdef object _or_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* out = _NONE
-    check_call("bitwise_or", args, nargs, kwnames, 2, _OUT, &out)
-    return _binary(FB_OP_OR, BITWISE_OR, <object>args[0], <object>args[1], <object>out)
-
-
-cdef object _xor_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* out = _NONE
-    check_call("bitwise_xor", args, nargs, kwnames, 2, _OUT, &out)
-    return _binary(FB_OP_XOR, BITWISE_XOR, <object>args[0], <object>args[1], <object>out)
-
-
-cdef object _not_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* out = _NONE
-    check_call("bitwise_not", args, nargs, kwnames, 1, _OUT, &out)
-    return _bitwise_not(<object>args[0], <object>out)
-
-
-cdef object _shift_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* out = _NONE
-    check_call("bitshift", args, nargs, kwnames, 3, _OUT, &out)
-    return _binary(_shift_op(<object>args[2]), BITSHIFT, <object>args[0], <object>args[1], <object>out)
-
-
-cdef object _bitcast_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* copy = _FALSE
-    check_call("bitcast", args, nargs, kwnames, 2, _COPY, &copy)
-    return _bitcast(<object>args[0], <object>args[1], <object>copy)
-
-
-bitwise_and = entry_point(0, "bitwise_and", <void*>_and_call, _ops_py.bitwise_and, __name__)
-bitwise_or = entry_point(1, "bitwise_or", <void*>_or_call, _ops_py.bitwise_or, __name__)
-bitwise_xor = entry_point(2, "bitwise_xor", <void*>_xor_call, _ops_py.bitwise_xor, __name__)
-bitwise_not = entry_point(3, "bitwise_not", <void*>_not_call, _ops_py.bitwise_not, __name__)
-bitshift = entry_point(4, "bitshift", <void*>_shift_call, _ops_py.bitshift, __name__)
-bitcast = entry_point(5, "bitcast", <void*>_bitcast_call, _ops_py.bitcast, __name__)
-_BY_OP.update({FB_OP_AND: (bitwise_and, _ops_py.bitwise_and, ()), FB_OP_OR: (bitwise_or, _ops_py.bitwise_or, ()),
-               FB_OP_XOR: (bitwise_xor, _ops_py.bitwise_xor, ()), FB_OP_SHL: (bitshift, _ops_py.bitshift, (_LEFT,)),
-               FB_OP_SHR: (bitshift, _ops_py.bitshift, (_RIGHT,)), FB_OP_NOT: (bitwise_not, _ops_py.bitwise_not, ())})
+bitwise_and = entry_point("bitwise_and", BITWISE_AND, FB_OP_AND, _elementwise_fast, _elementwise_slow,
+                          _ops_py.bitwise_and, __name__)
+bitwise_or = entry_point("bitwise_or", BITWISE_OR, FB_OP_OR, _elementwise_fast, _elementwise_slow,
+                         _ops_py.bitwise_or, __name__)
+bitwise_xor = entry_point("bitwise_xor", BITWISE_XOR, FB_OP_XOR, _elementwise_fast, _elementwise_slow,
+                          _ops_py.bitwise_xor, __name__)
+bitwise_not = entry_point("bitwise_not", BITWISE_NOT, FB_OP_NOT, _elementwise_fast, _elementwise_slow,
+                          _ops_py.bitwise_not, __name__)
+bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementwise_slow, _ops_py.bitshift,
+                       __name__)
+bitcast = entry_point("bitcast", BITCAST, 0, _bitcast_fast_path, _bitcast_slow_path, _ops_py.bitcast, __name__)

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _dask, spec
-from ._runtime_py import allocate, get_num_threads, set_num_threads
+from . import spec
+from ._runtime_py import allocate
 from .spec import BITCAST, BITCAST_T1, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 __all__ = [
@@ -23,8 +23,6 @@ __all__ = [
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
-    "get_num_threads",
-    "set_num_threads",
 ]
 
 
@@ -36,8 +34,6 @@ def _result(op: str, shape: tuple[int, ...], code: spec.DataType, out: Any) -> n
 
 
 def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any) -> np.ndarray:
-    if _dask.found(a, b):
-        return _dask.elementwise(_BINARY[op], op, (a, b), out)
     a, b, code = spec.check_operands(op, a, b)
     out = _result(op, spec.broadcast_shape(op, a.shape, b.shape), code, out)
     # numpy reads either byte order and any strides, and copies an input
@@ -104,9 +100,6 @@ def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarra
 def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
 
-
-_BINARY = {BITWISE_AND: bitwise_and, BITWISE_OR: bitwise_or, BITWISE_XOR: bitwise_xor}
-
 # The three share one text: the operator, its symbol and an example differ.
 bitwise_and.__doc__ = _BINARY_DOC.format(
     op=BITWISE_AND, symbol="&", name="bitwise_and", example="array([4, 2], dtype=uint8)"
@@ -155,8 +148,6 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     >>> fastbits.bitwise_not(np.array([0, 5, -1], np.int8))
     array([-1, -6,  0], dtype=int8)
     """
-    if _dask.found(x):
-        return _dask.elementwise(bitwise_not, BITWISE_NOT, (x,), out)
     x, code = spec.check_operand(BITWISE_NOT, x)
     out = _result(BITWISE_NOT, x.shape, code, out)
     np.invert(x, out=out)
@@ -213,8 +204,6 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     array([-4,  0], dtype=int8)
     """
     direction = spec.check_direction(direction)
-    if _dask.found(x, y):
-        return _dask.elementwise(bitshift, BITSHIFT, (x, y), out, (direction,))
     x, y, code = spec.check_operands(BITSHIFT, x, y)
     out = _result(BITSHIFT, spec.broadcast_shape(BITSHIFT, x.shape, y.shape), code, out)
     dtype = spec.numpy_dtype(code)  # native byte order: values, not bytes, from here on
@@ -285,8 +274,6 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     array([ 1065353216, -1071644672], dtype=int32)
     """
     copy = spec.check_copy(BITCAST, copy)
-    if _dask.found(x):
-        return _dask.bitcast(bitcast, x, to, copy)
     x = spec.as_array(BITCAST, x, "input", BITCAST_T1)
     src, dst = spec.check_bitcast(x.dtype, to)
     target = spec.numpy_dtype(dst)
@@ -299,7 +286,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         raw = np.asarray(x).view(np.uint8)
         return np.take(spec.subbyte_bits(src), raw.reshape(-1)).reshape(raw.shape).view(target)
     big_host = sys.byteorder == "big"
-    if x.dtype.isnative and not (big_host and _swap_unit(x.dtype) != _swap_unit(target)):
+    if x.dtype.isnative and not (big_host and spec.order_unit(x.dtype) != spec.order_unit(target)):
         # The native bytes read as ``to`` give what little-endian bytes would.
         if not copy:
             return x.view(target)
@@ -314,12 +301,8 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
     # <-> a 64-bit type.  At least one of the swaps copies.
     raw = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
     if x.dtype.byteorder == ">" or big_host and x.dtype.byteorder == "=":
-        raw = raw.view(f"u{_swap_unit(x.dtype)}").byteswap().view(np.uint8)
+        raw = raw.view(f"u{spec.order_unit(x.dtype)}").byteswap().view(np.uint8)
     if big_host:
-        raw = raw.view(f"u{_swap_unit(target)}").byteswap().view(np.uint8)
+        raw = raw.view(f"u{spec.order_unit(target)}").byteswap().view(np.uint8)
     return raw.view(target).reshape(x.shape)
 
-
-def _swap_unit(dtype: np.dtype) -> int:
-    """The bytes ``dtype`` orders as one number: its itemsize, a complex part's."""
-    return dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize

@@ -8,7 +8,7 @@ else goes through ``spec.check_pack`` first, and a non-contiguous input is made 
 positive ints, with a ``to`` given by code or seen before, goes straight to the kernels too; anything else goes
 through ``spec.check_unpack``, which raises the errors.
 
-The loops are C (``fastbits/_c/pack.c``).  A type whose bits are not the low bits of its byte
+The loops are C (``fastbits/_c/pack.c``), run on the runtime's threads (``parallel``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
 through a byte map as it is packed (``fb_pack_mapped``).  The threads follow the grain rule
 with the ``grain_strided`` setting over the unpacked elements (:mod:`fastbits._runtime`), one
@@ -23,11 +23,10 @@ from libc.string cimport memset
 
 import numpy as np
 
-from . import _dask, _packing_py, spec
-from ._clib cimport FB_GRAIN_STRIDED, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_threads_for, fb_unpack
-from ._engine cimport MAXD
-from ._ops_c cimport check_call, entry_point, remember_to, to_code
-from ._runtime cimport get_config, new_array, run_shares
+from . import _packing_py, spec
+from ._clib cimport FB_GRAIN_STRIDED, FB_MAXD, fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
+from ._common cimport Entry, entry_point, remember_to, to_code
+from ._runtime cimport new_array, parallel
 
 cnp.import_array()
 
@@ -38,8 +37,6 @@ cdef enum:
     NUM_DTYPES = 1024    # dtype numbers covered by the table (ml_dtypes' are user types, >= 256)
     NUM_CODES = 29       # ONNX DataType codes 0..28
 
-# Work on fewer elements runs on the calling thread without releasing the GIL.
-cdef Py_ssize_t INLINE_ELEMS = 1 << 14
 # unpack's fast path takes shapes of fewer elements (the spec's checks take the rest).
 cdef Py_ssize_t FAST_ELEMS = (<Py_ssize_t>1) << 62
 
@@ -98,40 +95,37 @@ cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
 
 
 cdef void _start(Job* job) noexcept:
-    cdef fb_config_t config
-    get_config(&config)
-    job.nshares = fb_threads_for(&config, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8)
-    if job.n >= INLINE_ELEMS:
-        with nogil:
-            run_shares(_run_share, job, job.nshares)
-    else:
-        run_shares(_run_share, job, job.nshares)
+    """Run the job's shares: the grain rule over its unpacked elements, a whole packed byte's
+    worth (8 elements) the smallest piece."""
+    parallel(_run_share, job, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8, &job.nshares)
 
 
-cdef object _pack(object x):
-    cdef cnp.ndarray X, O
-    cdef int t, code = -1
-    cdef cnp.npy_intp nbytes
-    cdef Job job
+cdef object _pack_fast(object x):
+    """pack of a C-contiguous ndarray of a sub-byte type, once the tables are built; else None."""
+    cdef int t
     if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
-        if 0 <= t < NUM_DTYPES:
-            code = SUBBYTE_CODE[t]
-    if code >= 0:
-        X = <cnp.ndarray>x
-    else:
-        if _dask.found(x):
-            return _dask.pack(pack, x)
-        x, c = spec.check_pack(x)
-        code = int(c)
-        if not READY:
-            _build_tables()
-        X = _contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'")
+        if 0 <= t < NUM_DTYPES and SUBBYTE_CODE[t] >= 0:
+            return _pack_array(<cnp.ndarray>x, SUBBYTE_CODE[t])
+    return None
+
+
+cdef object _pack_slow(object x):
+    x, c = spec.check_pack(x)
+    if not READY:
+        _build_tables()
+    return _pack_array(_contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'"), int(c))
+
+
+cdef object _pack_array(cnp.ndarray X, int code):
+    """The packed bytes of C-contiguous ``X`` of sub-byte type ``code``."""
+    cdef cnp.npy_intp nbytes
+    cdef Job job
     job.n = cnp.PyArray_SIZE(X)
     job.bits = BITS[code]
     nbytes = fb_packed_size(job.n, job.bits)
     O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, spec.PACK)
-    job.packed = <uint8_t*>cnp.PyArray_DATA(O)
+    job.packed = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = BYTE_MAP[code]
     job.pack = True
@@ -148,12 +142,12 @@ cdef object _contiguous(str op, object x, str what):
 
 
 cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_t* count):
-    """A tuple of positive Python ints of at most MAXD axes whose product is below 2**62: True,
+    """A tuple of positive Python ints of at most FB_MAXD axes whose product is below 2**62: True,
     with the dims and their product; else False (the checks of the spec decide)."""
     cdef Py_ssize_t n = 1, d
     cdef long long v
     cdef int ovf = 0
-    if type(shape) is not tuple or len(<tuple>shape) > MAXD:
+    if type(shape) is not tuple or len(<tuple>shape) > FB_MAXD:
         return False
     for d in range(len(<tuple>shape)):
         size = (<tuple>shape)[d]
@@ -169,44 +163,53 @@ cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_
     return True
 
 
-cdef object _unpack(object data, object to, object shape):
-    cdef cnp.ndarray A = None, O
-    cdef int code, d, nd = 0
-    cdef cnp.npy_intp dims[MAXD]
+cdef object _unpack_fast(object data, object to, object shape):
+    """unpack of ``bytes`` or a contiguous 1-D uint8 ndarray of the right length into a tuple of
+    positive ints, with a ``to`` given by code or seen before, once the tables are built; else
+    None."""
+    cdef int code, nd = 0
+    cdef cnp.npy_intp dims[FB_MAXD]
     cdef Py_ssize_t count = 0
-    cdef const uint8_t* packed = NULL
-    cdef Job job
     code = to_code(to)
-    if code >= 0 and READY and BITS[code] and _fast_dims(shape, &nd, dims, &count):
-        if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
-            packed = <const uint8_t*><const char*>data
-        elif (cnp.PyArray_CheckExact(data) and cnp.PyArray_TYPE(<cnp.ndarray>data) == cnp.NPY_UINT8
-              and cnp.PyArray_NDIM(<cnp.ndarray>data) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data)
-              and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, BITS[code])):
-            packed = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>data)
-    if packed == NULL:
-        if _dask.found(data):
-            return _dask.unpack(unpack, data, to, shape)
-        array, c, shape = spec.check_unpack(data, to, shape)
-        code = int(c)
-        if not READY:
-            _build_tables()
-        remember_to(to, code)
-        A = array
-        nd = len(shape)
-        total = 1
-        for d in range(nd):
-            dims[d] = shape[d]  # each size fits: numpy allocates the shape (spec.check_unpack)
-            total *= shape[d]
-        count = total  # at most 8 bits per byte of data
-    job.n = count
+    if code < 0 or not READY or not BITS[code] or not _fast_dims(shape, &nd, dims, &count):
+        return None
+    if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
+        return _unpack_into(<const uint8_t*><const char*>data, code, nd, dims, count, None)
+    if (cnp.PyArray_CheckExact(data) and cnp.PyArray_TYPE(<cnp.ndarray>data) == cnp.NPY_UINT8
+            and cnp.PyArray_NDIM(<cnp.ndarray>data) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data)
+            and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, BITS[code])):
+        return _unpack_into(<const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>data), code, nd, dims, count, None)
+    return None
+
+
+cdef object _unpack_slow(object data, object to, object shape):
+    cdef int d, nd
+    cdef cnp.npy_intp dims[FB_MAXD]
+    array, c, shape = spec.check_unpack(data, to, shape)
+    if not READY:
+        _build_tables()
+    remember_to(to, int(c))
+    nd = len(shape)
+    total = 1
+    for d in range(nd):
+        dims[d] = shape[d]  # each size fits: numpy allocates the shape (spec.check_unpack)
+        total *= shape[d]
+    return _unpack_into(NULL, int(c), nd, dims, total, array)  # at most 8 bits per byte of data
+
+
+cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* dims, Py_ssize_t count,
+                         object array):
+    """A new array of ``dims`` (``count`` elements) of sub-byte type ``code``, unpacked from
+    ``packed``, or (``packed`` NULL) from the checked 1-D uint8 ``array``."""
+    cdef Job job
     O = new_array(nd, dims, DESCR[code], count, spec.UNPACK)  # the result first, as the pure path
-    if A is not None:
-        if not cnp.PyArray_IS_C_CONTIGUOUS(A):
-            A = _contiguous(spec.UNPACK, A, "a contiguous copy of input 'data'")
-        packed = <const uint8_t*>cnp.PyArray_DATA(A)
+    if packed == NULL:
+        if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
+            array = _contiguous(spec.UNPACK, array, "a contiguous copy of input 'data'")
+        packed = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>array)
+    job.n = count
     job.packed = <uint8_t*>packed
-    job.elems = <uint8_t*>cnp.PyArray_DATA(O)
+    job.elems = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
     job.bits = BITS[code]
     job.byte_map = NULL
     job.pack = False
@@ -214,17 +217,24 @@ cdef object _unpack(object data, object to, object shape):
     return O
 
 
-cdef object _pack_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    check_call("pack", args, nargs, kwnames, 1, None, NULL)
-    return _pack(<object>args[0])
+# Vectorcall entry points (fastbits/_common.pyx), with the pure module's docstrings.
+
+cdef object _pack_fast_path(Entry e, PyObject** args, PyObject* option):
+    return _pack_fast(<object>args[0])
 
 
-cdef object _unpack_call(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    check_call("unpack", args, nargs, kwnames, 3, None, NULL)
-    return _unpack(<object>args[0], <object>args[1], <object>args[2])
+cdef object _pack_slow_path(Entry e, PyObject** args, PyObject* option):
+    return _pack_slow(<object>args[0])
 
 
-# Vectorcall entry points that check their own arguments, with the pure module's docstrings.
-pack = entry_point(6, "pack", <void*>_pack_call, _packing_py.pack, __name__)
-unpack = entry_point(7, "unpack", <void*>_unpack_call, _packing_py.unpack, __name__)
+cdef object _unpack_fast_path(Entry e, PyObject** args, PyObject* option):
+    return _unpack_fast(<object>args[0], <object>args[1], <object>args[2])
 
+
+cdef object _unpack_slow_path(Entry e, PyObject** args, PyObject* option):
+    return _unpack_slow(<object>args[0], <object>args[1], <object>args[2])
+
+
+pack = entry_point("pack", spec.PACK, 0, _pack_fast_path, _pack_slow_path, _packing_py.pack, __name__)
+unpack = entry_point("unpack", spec.UNPACK, 0, _unpack_fast_path, _unpack_slow_path, _packing_py.unpack,
+                     __name__)

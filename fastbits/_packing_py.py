@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dask, spec
+from . import spec
 from ._runtime_py import allocate
 
 __all__ = ["pack", "unpack"]
@@ -58,8 +58,6 @@ def pack(x: Any, /) -> np.ndarray:
     >>> fastbits.pack(np.array([1, -2, 7], ml_dtypes.int4))
     array([225,   7], dtype=uint8)
     """
-    if _dask.found(x):
-        return _dask.pack(pack, x)
     x, code = spec.check_pack(x)
     bits = spec.bit_width(code)
     per = 8 // bits  # elements to a byte, element k of a byte at bit k * bits
@@ -115,8 +113,6 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
     >>> values.dtype.name, values.tolist()
     ('int4', [1, -2, 7])
     """
-    if _dask.found(data):
-        return _dask.unpack(unpack, data, to, shape)
     array, code, shape = spec.check_unpack(data, to, shape)
     bits = spec.bit_width(code)
     result = allocate(spec.UNPACK, shape, spec.numpy_dtype(code))

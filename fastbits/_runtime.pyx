@@ -1,10 +1,12 @@
 # cython: language_level=3
-"""The runtime: the thread limit, fresh results and the output pool, the configuration.
+"""The runtime: the settings, the thread team, the output pool and the broadcast engine.
 
-It owns fastbits' C settings, thread team and output pool (``fastbits/_c/config.c``,
-``team.c``, ``pool.c``): the broadcast engine and the packing module take a snapshot of the
-settings per call, choose its threads by the grain rule and run its shares on the team; the
-entry points allocate their results here.  Python code reaches it through :mod:`fastbits._config` (``get_config``,
+It owns all of fastbits' C state (``fastbits/_c/config.c``, ``team.c``, ``pool.c``) and the
+engine that uses it (``engine.c``): every call takes one snapshot of the settings, chooses its
+threads by the grain rule and runs its shares on the team.  The operator and packing modules
+reach it through ``_runtime.pxd``: :func:`run` (any broadcast operation), :func:`run_inline`
+(the small contiguous calls), :func:`parallel` (the packing loops) and :func:`new_array` (fresh
+results).  Python code reaches it through :mod:`fastbits._config` (``get_config``,
 ``set_config``, ``config_context``, ``runtime_info``, ``release_memory``) and
 ``fastbits.get_num_threads`` / ``set_num_threads``; threadpoolctl reaches the thread limit
 through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this
@@ -19,18 +21,15 @@ from libc.string cimport strncpy
 cimport numpy as cnp
 
 from ._clib cimport (
-    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_POOL_MAX_AGE,
-    FB_POOL_MAX_BYTES, FB_SANITIZED, fb_config_get, fb_config_t, fb_grain_get, fb_grain_set, fb_local_threads_set,
-    fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc,
-    fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_stream_threshold_get, fb_stream_threshold_set,
-    fb_share_fn, fb_team_available, fb_team_get_spin, fb_team_init, fb_team_last_shares, fb_team_inline, fb_team_run,
-    fb_team_set_spin,
-    fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_SANITIZED,
+    fb_engine_inline, fb_engine_parallel, fb_engine_plan, fb_engine_run, fb_grain_get, fb_grain_set, fb_kernel,
+    fb_local_threads_set, fb_plan, fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
+    fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_row, fb_share_fn, fb_stream_threshold_get,
+    fb_stream_threshold_set, fb_team_available, fb_team_get_spin, fb_team_init, fb_team_last_shares,
+    fb_team_set_spin, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set,
 )
 
-
-from . import _cpus, spec
-from ._runtime_py import allocate, check_num_threads
+from . import _config, spec
 
 cnp.import_array()
 
@@ -55,31 +54,49 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
+# The engine: every call's snapshot of the settings, its threads and its shares (fastbits/_c/engine.h)
+
+# Work on fewer bytes runs on the calling thread without releasing the GIL.
+cdef Py_ssize_t INLINE_BYTES = 1 << 14
+
+
+cdef int run(fb_plan* plan) except -1:
+    if fb_engine_plan(plan) != 0:
+        raise MemoryError()
+    if plan.total * plan.kernel.width >= INLINE_BYTES:
+        with nogil:
+            fb_engine_run(plan)
+    else:
+        fb_engine_run(plan)
+    return 0
+
+
+cdef bint run_inline(fb_kernel* kernel, char* o, const char* a, const char* b, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t w = kernel.width
+    if not fb_engine_inline(kernel, n):
+        return False
+    fb_row(kernel, o, a, b, n, w, w, w)
+    return True
+
+
+cdef void parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssize_t units,
+                   int* nshares) noexcept:
+    if work >= INLINE_BYTES:
+        with nogil:
+            fb_engine_parallel(fn, ctx, kind, work, units, nshares)
+    else:
+        fb_engine_parallel(fn, ctx, kind, work, units, nshares)
+
+
+# ---------------------------------------------------------------------------
 # Threads: the settings live in C (fastbits/_c/config.h), where every call reads them
 
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
-fb_threads_set(_cpus.default_num_threads())
-fb_team_set_spin(<long>round(_cpus.default_spin_time() * 1e9))
-fb_stream_threshold_set(_cpus.default_stream_threshold())
 
 # The grain settings, by name, and the kind of work each is for.
 GRAIN_KINDS = {"grain_cached": FB_GRAIN_CACHED, "grain_streamed": FB_GRAIN_STREAMED,
                "grain_strided": FB_GRAIN_STRIDED}
-for _name, _kind in GRAIN_KINDS.items():
-    fb_grain_set(_kind, _cpus.GRAINS[_name])
-
-
-cdef void get_config(fb_config_t* config) noexcept nogil:
-    fb_config_get(config)
-
-
-cdef void run_shares(fb_share_fn fn, void* ctx, int nshares) noexcept nogil:
-    fb_team_run(fn, ctx, nshares)
-
-
-cdef bint inline_call(Py_ssize_t nbytes) noexcept nogil:
-    return fb_team_inline(nbytes)
 
 
 def set_local_threads(n):
@@ -103,7 +120,7 @@ def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
     """
     if n is spec.REQUIRED or extra or keywords:
         raise spec.call_error("set_num_threads", (n, *extra), keywords)
-    n = check_num_threads(n)
+    n = _config.check_num_threads(n)
     fb_threads_set(min(n, 2**31 - 1))
 
 
@@ -122,11 +139,10 @@ _POOL_HANDLER = PyCapsule_New(<void*>&_handler, "mem_handler", NULL)
 if fb_pool_init() != 0:
     raise ImportError("fastbits._runtime: could not register the output pool's fork handler")
 
-# Fresh results at least this large come from the pool.  Below 32 MiB glibc's malloc already
-# reuses freed memory whose pages are mapped and often still in cache, and the pool is slower
-# (docs/design.md).
-cdef Py_ssize_t _pool_bytes = 1 << 25
-cdef bint _pool_on = fb_pool_available()
+# Fresh results at least this large come from the pool (the pool_threshold setting), while it
+# is on (output_pool); both are set from the settings' table below.
+cdef Py_ssize_t _pool_bytes
+cdef bint _pool_on
 
 
 cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op):
@@ -158,14 +174,14 @@ cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str 
     """Raise allocate's AllocationError for an array that could not be allocated (numpy's
     error, pending, is cleared)."""
     PyErr_Clear()
-    return allocate(op, tuple([dims[i] for i in range(nd)]), <object>descr)
+    raise spec.allocation_error(op, tuple([dims[i] for i in range(nd)]), <object>descr)
 
 
 # ---------------------------------------------------------------------------
 # Configuration (validated by fastbits._config)
 
-# The thread cap of a fastbits call inside a dask task (fastbits._dask reads it); no C uses it.
-_task_threads = 1
+# The thread cap of a fastbits call inside a dask task (the dask adapter reads it); no C uses it.
+cdef object _task_threads
 
 def current_config():
     """The settings, as :func:`fastbits.get_config` reports them."""
@@ -181,29 +197,29 @@ def current_config():
     return config
 
 
-def configure(num_threads=None, grain_cached=None, grain_streamed=None, grain_strided=None,
-              output_pool=None, pool_threshold=None, stream_threshold=None, spin_time=None,
-              task_threads=None):
-    """Apply settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
+def configure(**settings):
+    """Apply settings already checked by :func:`fastbits.set_config`."""
     global _pool_bytes, _pool_on, _task_threads
-    if task_threads is not None:
-        _task_threads = task_threads
-    if num_threads is not None:
-        set_num_threads(num_threads)
-    for name, value in (("grain_cached", grain_cached), ("grain_streamed", grain_streamed),
-                        ("grain_strided", grain_strided)):
-        if value is not None:
+    for name, value in settings.items():
+        if name == "num_threads":
+            fb_threads_set(min(value, 2**31 - 1))
+        elif name in GRAIN_KINDS:
             fb_grain_set(GRAIN_KINDS[name], value)
-    if spin_time is not None:
-        fb_team_set_spin(<long>min(round(spin_time * 1e9), 2**62))
-    if pool_threshold is not None:
-        _pool_bytes = pool_threshold
-    if stream_threshold is not None:
-        fb_stream_threshold_set(stream_threshold)
-    if output_pool is not None:
-        _pool_on = bool(output_pool) and fb_pool_available()
-        if not _pool_on:
-            fb_pool_release()
+        elif name == "spin_time":
+            fb_team_set_spin(<long>min(round(value * 1e9), 2**62))
+        elif name == "pool_threshold":
+            _pool_bytes = value
+        elif name == "stream_threshold":
+            fb_stream_threshold_set(value)
+        elif name == "output_pool":
+            _pool_on = value and fb_pool_available()
+            if not _pool_on:
+                fb_pool_release()
+        else:  # task_threads
+            _task_threads = value
+
+
+configure(**_config.defaults())
 
 
 def runtime_info():

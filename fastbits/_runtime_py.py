@@ -1,12 +1,10 @@
-"""The pure path's runtime: the configuration API of :mod:`fastbits._runtime`, with no threads
+"""The pure path's runtime: the configuration of :mod:`fastbits._runtime`, with no threads
 and no pool behind it.
 
 numpy's loops run on the calling thread and fresh results come from numpy's allocator, so the
 thread count is always 1 and the output pool never exists; the other settings are kept (and
-reported) so that code written for the compiled path runs unchanged.
-
-It also holds the two checks both runtimes share: a thread count (:func:`check_num_threads`)
-and a result that cannot be allocated (:func:`allocate`).
+reported) so that code written for the compiled path runs unchanged.  Its defaults are the
+settings table's (:data:`fastbits._config.SETTINGS`), as the compiled runtime's are.
 """
 
 from __future__ import annotations
@@ -15,15 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _cpus, spec
-from .errors import AllocationError, ArgumentTypeError, ArgumentValueError
+from . import _config, spec
 
-__all__ = ["allocate", "check_num_threads", "configure", "current_config", "get_num_threads", "release_memory",
-           "runtime_info", "set_local_threads", "set_num_threads"]
+__all__ = ["allocate", "configure", "current_config", "get_num_threads", "release_memory", "runtime_info",
+           "set_local_threads", "set_num_threads"]
 
-# The compiled runtime's defaults (tests/test_config.py holds the two in step).
-_settings = {**_cpus.GRAINS, "pool_threshold": 1 << 25, "stream_threshold": _cpus.default_stream_threshold(),
-             "spin_time": _cpus.default_spin_time(), "task_threads": 1}
+# The settings as set, num_threads and output_pool included (reported as 1 and False).
+_settings = _config.defaults()
 
 
 @spec.public_function
@@ -42,7 +38,7 @@ def set_num_threads(n: int, /) -> None:
 
     The pure path and builds without threads accept the value and stay on one thread.
     """
-    check_num_threads(n)
+    _config.check_num_threads(n)
 
 
 def set_local_threads(n: int) -> int:
@@ -50,18 +46,14 @@ def set_local_threads(n: int) -> int:
     return 0
 
 
-def current_config() -> dict:
-    """The settings, as :func:`fastbits.get_config` reports them."""
-    return {"num_threads": 1, "grain_cached": _settings["grain_cached"],
-            "grain_streamed": _settings["grain_streamed"], "grain_strided": _settings["grain_strided"],
-            "output_pool": False, "pool_threshold": _settings["pool_threshold"],
-            "stream_threshold": _settings["stream_threshold"], "spin_time": _settings["spin_time"],
-            "task_threads": _settings["task_threads"]}
+def current_config() -> dict[str, Any]:
+    """The settings, as :func:`fastbits.get_config` reports them: one thread, no pool."""
+    return {**_settings, "num_threads": 1, "output_pool": False}
 
 
-def configure(num_threads=None, output_pool=None, **settings) -> None:
-    """Keep settings already checked by :func:`fastbits.set_config` (None: unchanged)."""
-    _settings.update({name: value for name, value in settings.items() if value is not None})
+def configure(**settings: Any) -> None:
+    """Keep settings already checked by :func:`fastbits.set_config`."""
+    _settings.update(settings)
 
 
 def runtime_info() -> dict:
@@ -89,31 +81,10 @@ def release_memory() -> int:
     return 0
 
 
-def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
-    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
-
-    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
-    """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
-    return int(n)
-
-
 def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """A new C-contiguous result array, or :class:`AllocationError` when it cannot exist.
-
-    A broadcast of stride-0 views can ask for more elements than memory (or
-    than the address space) holds; numpy raises MemoryError or ValueError.
-    """
+    """A new C-contiguous result array, or :func:`fastbits.spec.allocation_error` when it
+    cannot exist (numpy raises MemoryError or ValueError)."""
     try:
         return np.empty(shape, dtype=dtype)
     except (MemoryError, ValueError):
-        count = 1
-        for size in shape:
-            count *= size
-        raise AllocationError(
-            f"{op}: the result of shape {tuple(shape)} and type {spec.type_string(spec.datatype_of(dtype))} "
-            f"needs {count * dtype.itemsize} bytes, which cannot be allocated"
-        ) from None
+        raise spec.allocation_error(op, shape, dtype) from None

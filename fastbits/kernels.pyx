@@ -6,11 +6,11 @@ and use the thread team.  This module is for Cython code that already holds cont
 memoryviews and wants the same loops on its own thread: ``from fastbits.kernels cimport
 bitwise_and``.  Acquiring a typed memoryview costs about as much as a whole small call of the
 Python entry points, so those do not go through these: they take raw pointers after C-level
-checks (docs/design.md).
+checks (docs/design.md).  The loops (``fastbits/_c/loops.c``, which hold no state) are
+compiled into this module too, so a call here is a direct C call.
 """
 
-from ._clib cimport FB_OP_AND, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel
-from ._engine cimport run_row
+from ._clib cimport FB_OP_AND, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel, fb_row
 
 
 cdef inline int _apply(int op, const integer[::1] a, const integer[::1] b, integer[::1] out) noexcept nogil:
@@ -22,7 +22,7 @@ cdef inline int _apply(int op, const integer[::1] a, const integer[::1] b, integ
         return -1
     if n == 0:
         return 0
-    run_row(&k, <char*>&out[0], <const char*>&a[0], <const char*>&b[0], n, width, width,
+    fb_row(&k, <char*>&out[0], <const char*>&a[0], <const char*>&b[0], n, width, width,
             width if b.shape[0] == n else 0)
     return 0
 

@@ -322,6 +322,7 @@ int main(int argc, char **argv) {
     }
     if (argc > 1 && strcmp(argv[1], "--planted-race") == 0) return planted_race();
     fb_threads_set(4);
+    for (i = 0; i < FB_GRAIN_KINDS; i++) fb_grain_set(i, 1 << 18); /* as the runtime's import does */
 
     /* 1. callers, the limiter and the pool, all at once */
     pthread_create(&limiter, NULL, limiter_main, NULL);

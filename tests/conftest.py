@@ -1,22 +1,20 @@
-"""Shared fixtures: every test that takes ``ops`` runs on each available path.
+"""Shared fixtures: every test that takes ``ops`` (or ``packing``) runs on each available path.
 
-``ops`` is the implementation module (``fastbits._ops_py`` or
-``fastbits._ops_c``): both expose ``bitwise_and``, ``bitcast``,
-``get_num_threads`` and ``set_num_threads``; ``packing`` likewise is ``fastbits._packing_py``
-or ``fastbits._packing_c`` (``pack``, ``unpack``).  The compiled path is "absent"
-when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1)
+``ops`` and ``packing`` are a ``fastbits._ops.Path`` (support.PATHS): the operators, ``pack``
+and ``unpack``, ``get_num_threads``/``set_num_threads`` and the runtime of the pure path or of
+the compiled one, behind the dispatch point as ``fastbits`` has them.  The compiled path is
+absent when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1)
 ``test_compiled_module_loaded`` fails instead.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-import fastbits
+from support import COMPILED, PATHS, PURE
 
 # Hypothesis profiles: "default" for the normal run (quick), "long" for nightly-style runs:
 # HYPOTHESIS_PROFILE=long tox, or pytest --hypothesis-profile=long.
@@ -27,32 +25,6 @@ settings.register_profile(
     "long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-
-def _compiled_module():
-    if fastbits._ops.PURE_PYTHON:
-        return None
-    try:
-        return importlib.import_module("fastbits._ops_c")
-    except ImportError:
-        return None
-
-
-COMPILED = _compiled_module()
-PURE = importlib.import_module("fastbits._ops_py")
-IMPLEMENTATIONS = {"python": PURE}
-if COMPILED is not None:
-    IMPLEMENTATIONS["cython"] = COMPILED
-
-#: The pack/unpack modules by path, as IMPLEMENTATIONS: the ``packing`` fixture.
-PACKING = {"python": importlib.import_module("fastbits._packing_py")}
-if COMPILED is not None:
-    try:
-        PACKING["cython"] = importlib.import_module("fastbits._packing_c")
-    except ImportError:  # test_packing_compiled_module_loaded fails in a compiled env
-        pass
-
-REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
 
 
 def pytest_addoption(parser):
@@ -72,16 +44,8 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-def _paths(config):
-    if config.getoption("--no-compiled"):
-        return {"python": PURE}
-    return IMPLEMENTATIONS
-
-
 def pytest_generate_tests(metafunc):
-    if "ops" in metafunc.fixturenames:
-        paths = _paths(metafunc.config)
-        metafunc.parametrize("ops", list(paths.values()), ids=list(paths), scope="session")
-    if "packing" in metafunc.fixturenames:
-        paths = {name: PACKING[name] for name in _paths(metafunc.config) if name in PACKING}
-        metafunc.parametrize("packing", list(paths.values()), ids=list(paths), scope="session")
+    paths = {"python": PURE} if metafunc.config.getoption("--no-compiled") else PATHS
+    for name in ("ops", "packing"):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, list(paths.values()), ids=list(paths), scope="session")

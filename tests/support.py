@@ -19,7 +19,32 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
-from fastbits import spec
+import fastbits
+from fastbits import _ops, spec
+
+# --------------------------------------------------------------------------
+# the two paths
+
+
+def _load_paths():
+    paths = {"python": _ops.load("python")}
+    if not _ops.PURE_PYTHON:
+        try:
+            paths["cython"] = _ops.load("cython")
+        except ImportError:  # test_compiled_module_loaded fails in a compiled env
+            pass
+    return paths
+
+
+#: The implementations by name, as ``fastbits._ops.load`` gives them (``fastbits._ops.Path``):
+#: the pure one always, the compiled one where it was built and FASTBITS_PURE_PYTHON is unset.
+#: The ``ops`` and ``packing`` fixtures run a test on each.
+PATHS = _load_paths()
+PURE = PATHS["python"]
+COMPILED = PATHS.get("cython")
+
+#: A compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1): a path that did not load is a failure.
+REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
 
 # --------------------------------------------------------------------------
 # dtypes
@@ -366,17 +391,6 @@ def bitshift_reference(x, y, direction):
             result = -1 if direction == "RIGHT" and value < 0 else 0
         results.append(result)
     return np.array(results, dtype).reshape(x.shape)
-
-
-def runtime_of(ops):
-    """The runtime module behind an implementation module (the ``ops`` fixture's)."""
-    if ops.__name__ == "fastbits._ops_c":
-        from fastbits import _runtime
-
-        return _runtime
-    from fastbits import _runtime_py
-
-    return _runtime_py
 
 
 def run_python(code, **env):

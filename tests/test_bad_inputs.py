@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastbits
-from conftest import IMPLEMENTATIONS, PACKING
+from support import PATHS
 from fastbits import (
     AllocationError,
     ArgumentTypeError,
@@ -173,9 +173,8 @@ def _outcome(call, module):
                          ids=[row[0] for row in CATALOGUE + PACKING_CATALOGUE])
 def test_both_paths_word_errors_alike(name, call):
     """Every row of the catalogue raises the same class with the same message on both paths."""
-    modules = PACKING if name.startswith(("pack", "unpack")) else IMPLEMENTATIONS
-    if "cython" not in modules:
+    if "cython" not in PATHS:
         pytest.skip("compiled path not available")
-    compiled, pure = _outcome(call, modules["cython"]), _outcome(call, modules["python"])
+    compiled, pure = _outcome(call, PATHS["cython"]), _outcome(call, PATHS["python"])
     assert compiled is not None
     assert compiled == pure

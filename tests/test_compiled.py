@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastbits
-from fastbits import _ops_py as P
+from support import PATHS
 from fastbits.spec import DataType
 
 from support import (
@@ -31,7 +31,9 @@ from support import (
     run_op,
 )
 
-C = pytest.importorskip("fastbits._ops_c")
+if "cython" not in PATHS:
+    pytest.skip("the compiled path is not available", allow_module_level=True)
+C, P = PATHS["cython"], PATHS["python"]
 
 pytestmark = pytest.mark.compiled
 
@@ -76,7 +78,7 @@ def test_set_num_threads_rejects_like_pure(bad, threads):
 def _threads_in_subprocess(value):
     env = dict(os.environ)
     env["FASTBITS_NUM_THREADS"] = value
-    code = "import fastbits._ops_c as c; print(c.get_num_threads())"
+    code = "import fastbits._runtime as c; print(c.get_num_threads())"
     done = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True, check=True,
         cwd=tempfile.gettempdir(),  # not the repo root, whose source tree would shadow the install

@@ -15,7 +15,7 @@ import pytest
 import fastbits
 from fastbits import _config, _cpus, _runtime_py
 
-from support import run_python, runtime_of
+from support import run_python
 
 SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold", "spin_time",
             "stream_threshold", "task_threads")
@@ -30,7 +30,7 @@ RUNTIME_KEYS = {
 @pytest.fixture
 def config(ops, monkeypatch):
     """The config API bound to ``ops``' runtime; its settings are put back after the test."""
-    runtime = runtime_of(ops)
+    runtime = ops.runtime
     monkeypatch.setattr(_config, "_runtime", runtime)
     before = runtime.current_config()
     yield runtime
@@ -218,7 +218,7 @@ def test_unknown_setting_names_are_refused(config):
 def test_runtime_info_and_release_memory(config, ops):
     info = fastbits.runtime_info()
     assert set(info) == RUNTIME_KEYS
-    assert info["backend"] == ("cython" if ops.__name__ == "fastbits._ops_c" else "python")
+    assert info["backend"] == ops.name
     for key in ("helper_threads", "parallel_calls", "helper_shares", "last_call_threads", "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks"):
         assert isinstance(info[key], int) and info[key] >= 0, key
     released = fastbits.release_memory()
@@ -232,7 +232,7 @@ def test_runtime_info_and_release_memory(config, ops):
 
 def test_the_facade_uses_the_active_runtime():
     expected = "fastbits._runtime" if fastbits.BACKEND == "cython" else "fastbits._runtime_py"
-    assert fastbits._ops.runtime.__name__ == expected
+    assert fastbits._ops.active.runtime.__name__ == expected
     assert fastbits.runtime_info()["backend"] == fastbits.BACKEND
     assert fastbits.get_config()["num_threads"] == fastbits.get_num_threads()
 
@@ -242,23 +242,26 @@ def test_the_facade_uses_the_active_runtime():
 
 
 @pytest.mark.compiled
-def test_pure_defaults_equal_compiled_defaults():
-    """The pure runtime reports the compiled runtime's default thresholds (read in a fresh
-    process, where no test has changed them)."""
+def test_both_runtimes_start_with_the_tables_defaults():
+    """Both runtimes start from the settings' table (read in a fresh process, where no test has
+    changed them); the pure one reports one thread and no pool."""
     code = (
-        "import json, fastbits._runtime as c, fastbits._runtime_py as p\n"
-        "print(json.dumps([c.current_config(), p.current_config()]))"
+        "import json, fastbits._config as t, fastbits._cpus as m, fastbits._runtime as c, fastbits._runtime_py as p\n"
+        "print(json.dumps([t.defaults(), c.current_config(), p.current_config(), m.default_num_threads(),"
+        " m.default_stream_threshold()]))"
     )
     import json
 
-    compiled, pure = json.loads(run_python(code).stdout)
-    for key in ("grain_cached", "grain_streamed", "grain_strided", "pool_threshold", "stream_threshold", "spin_time",
-                "task_threads"):
-        assert pure[key] == compiled[key], key
-    assert {key: compiled[key] for key in _cpus.GRAINS} == _cpus.GRAINS
-    assert compiled["stream_threshold"] == _cpus.default_stream_threshold()
-    assert compiled["spin_time"] == _cpus.SPIN_TIME == 0.0005
-    assert pure["num_threads"] == 1 and pure["output_pool"] is False and compiled["task_threads"] == 1
+    table, compiled, pure, threads, stream = json.loads(run_python(code).stdout)
+    assert set(table) == set(compiled) == set(pure) == set(SETTINGS)
+    for key in set(SETTINGS) - {"num_threads", "output_pool"}:
+        assert pure[key] == compiled[key] == table[key], key
+    assert {key: table[key] for key in ("grain_cached", "grain_streamed", "grain_strided")} == {
+        "grain_cached": 1 << 18, "grain_streamed": 1 << 20, "grain_strided": 1 << 19}
+    assert table["pool_threshold"] == 1 << 25 and table["task_threads"] == 1 and table["output_pool"] is True
+    assert table["stream_threshold"] == stream and table["num_threads"] == threads
+    assert table["spin_time"] == _cpus.SPIN_TIME == 0.0005
+    assert pure["num_threads"] == 1 and pure["output_pool"] is False
 
 
 @pytest.mark.compiled
@@ -293,4 +296,4 @@ def test_stream_threshold_default_is_the_machines_cache(config):
 def test_check_num_threads_refuses(n, error):
     """An int below 1 is a wrong value; anything but an int, a wrong type (as set_config's thresholds)."""
     with pytest.raises(error, match="set_num_threads"):
-        _runtime_py.check_num_threads(n)
+        _config.check_num_threads(n)

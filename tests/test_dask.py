@@ -23,7 +23,7 @@ import fastbits
 from fastbits import spec
 
 from support import BINARY_OPS, SUBBYTE_TYPES, assert_same_bits, random_ints, random_tensor, run_op, \
-    runtime_of, shift_amounts
+    shift_amounts
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (pip install fastbits[dask])")
 import dask  # noqa: E402  (after the skip)
@@ -301,7 +301,7 @@ def test_a_call_inside_a_task_uses_task_threads(ops, task_threads):
     """The thread rule: a task's fastbits call runs on at most ``task_threads`` threads (the
     setting when the graph was built); the cap is lifted after the task."""
     x = np.ones((256, 256), np.int32)  # 256 KiB: 64 grains of 4 KiB
-    runtime = runtime_of(ops)
+    runtime = ops.runtime
     threaded = runtime.runtime_info()["threads_available"]
     with fastbits.config_context(num_threads=2, grain_cached=4096, grain_streamed=4096, task_threads=task_threads):
         result = ops.bitwise_and(lazy(x, x.shape), lazy(x, x.shape))

@@ -22,7 +22,7 @@ import fastbits
 from fastbits import spec
 from fastbits.spec import DataType
 
-from conftest import PACKING, REQUIRE_COMPILED
+from support import PATHS, REQUIRE_COMPILED
 from support import SUBBYTE_TYPES, bits, laid_out, random_tensor
 
 
@@ -44,16 +44,6 @@ def _tensor(code, shape, seed=0):
 
 def _size(code, shape):
     return math.ceil(math.prod(shape) * spec.bit_width(code) / 8)
-
-
-def test_packing_compiled_module_loaded():
-    """In a compiled env (FASTBITS_REQUIRE_EXTENSIONS=1) the compiled pack/unpack must load."""
-    if fastbits._ops.PURE_PYTHON:
-        assert fastbits.pack is PACKING["python"].pack
-        pytest.skip("FASTBITS_PURE_PYTHON is set")
-    if REQUIRE_COMPILED:
-        assert "cython" in PACKING, "fastbits._packing_c did not import"
-    assert fastbits.pack is PACKING["cython" if fastbits.BACKEND == "cython" else "python"].pack
 
 
 def test_issue_example(packing):
@@ -147,7 +137,7 @@ def test_large_arrays_every_type(packing, numpy_helper):
 def test_threaded_compiled_equals_pure(threads):
     """4M elements, pieces on the thread team (starts at whole bytes, not 16-byte aligned):
     odd sizes, every type, both directions, unaligned packed data, equal to the pure path."""
-    compiled, pure = PACKING["cython"], PACKING["python"]
+    compiled, pure = PATHS["cython"], PATHS["python"]
     before = fastbits.get_num_threads()
     fastbits.set_num_threads(threads)
     try:
@@ -168,7 +158,7 @@ def test_threaded_compiled_equals_pure(threads):
 def test_mapped_pack_of_own_bits_and_other_bytes(threads):
     """float4e2m1, whose bytes below 16 are their own bits (as ml_dtypes' own results are) and
     whose others are mapped: runs of each kind side by side, odd lengths, equal to the pure path."""
-    compiled, pure = PACKING["cython"], PACKING["python"]
+    compiled, pure = PATHS["cython"], PATHS["python"]
     rng = np.random.default_rng(7)
     raw = rng.integers(0, 16, size=(1 << 17) + 5, dtype=np.uint8)
     raw[5000] = 0x93  # reads as 0xB, not its low nibble
@@ -214,7 +204,7 @@ def test_pack_of_unpack_is_the_data(packing, code, count, seed):
 @given(subbyte_arrays())
 def test_compiled_equals_pure(case):
     code, x = case
-    compiled, pure = PACKING["cython"], PACKING["python"]
+    compiled, pure = PATHS["cython"], PATHS["python"]
     packed = pure.pack(x)
     assert bits(compiled.pack(x)) == bits(packed)
     assert bits(compiled.unpack(packed, code, x.shape)) == bits(pure.unpack(packed, code, x.shape))
@@ -272,7 +262,7 @@ def test_errors(packing, call, error, pattern):
 @pytest.mark.parametrize("call", [c[1] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS])
 def test_errors_identical_on_both_paths(call):
     raised = []
-    for module in (PACKING["python"], PACKING["cython"]):
+    for module in (PATHS["python"], PATHS["cython"]):
         with pytest.raises(fastbits.FastbitsError) as info:
             call(module)
         raised.append((type(info.value), str(info.value)))
@@ -311,7 +301,7 @@ def test_bench_cases(numpy_helper):
             record = run_case(packing_case(op, code, 1001, "s"), impls, MODES["smoke"], np.random.default_rng(0))
             results = record["results"]
             assert results["fastbits-py"]["status"] == "ok" and results["numpy"]["status"] == "ok"
-            assert results["fastbits-c"]["status"] == ("ok" if "cython" in PACKING else "absent")
+            assert results["fastbits-c"]["status"] == ("ok" if "cython" in PATHS else "absent")
             assert results["onnx-ref"]["status"] == "ok"
             assert results["ort"]["status"] in ("n/a", "absent")
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import fastbits
-from fastbits import _cpus
+from fastbits import _config
 
 from support import run_python
 
@@ -101,9 +101,12 @@ def test_strided_loops_and_packing_follow_their_grain(num_threads):
         assert threads_of(lambda: fastbits.unpack(packed, "INT4", (count,))) == expected, count
 
 
+GRAINS = ("grain_cached", "grain_streamed", "grain_strided")
+
+
 def test_defaults_are_the_documented_grains():
-    config = fastbits.get_config()
-    assert {name: config[name] for name in _cpus.GRAINS} == _cpus.GRAINS
+    config, table = fastbits.get_config(), _config.defaults()
+    assert {name: config[name] for name in GRAINS} == {name: table[name] for name in GRAINS}
 
 
 def test_helpers_start_only_as_the_rule_asks():

@@ -185,18 +185,16 @@ def implementations(threads: int = 1) -> list[Impl]:
         impls.append(Impl("fastbits-c", compiled, False, "FASTBITS_PURE_PYTHON is set"))
     else:
         try:
-            module = import_module("fastbits._ops_c")
-            packing = import_module("fastbits._packing_c")
-            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(module, packing, threads),
+            path = _ops.load("cython")
+            impls.append(Impl("fastbits-c", compiled, prepare=_fastbits_prepare(path, path, threads),
                               threads=threads))
-            if threads > 1 and module.get_num_threads() > 1:
+            if threads > 1 and path.get_num_threads() > 1:
                 impls.append(Impl("fastbits-c-1t", "fastbits compiled, 1 thread",
-                                  prepare=_fastbits_prepare(module, packing, 1)))
+                                  prepare=_fastbits_prepare(path, path, 1)))
         except ImportError as exc:
             impls.append(Impl("fastbits-c", compiled, False, f"not built ({exc})"))
     impls.append(Impl("fastbits-py", "fastbits pure Python (numpy + ml_dtypes, fastbits._ops_py)",
-                      prepare=_fastbits_prepare(import_module("fastbits._ops_py"),
-                                                import_module("fastbits._packing_py"))))
+                      prepare=_fastbits_prepare(_ops.load("python"), _ops.load("python"))))
     impls.append(Impl("numpy", "numpy: np.bitwise_and/or/xor, np.invert, np.left_shift/right_shift; "
                       "BitCast by ndarray.view / astype / copy; "
                       "pack/unpack: np.copy of the one-value-per-byte array (a bar: not the same result)",

@@ -2,10 +2,11 @@
 #include "config.h"
 
 /* Relaxed atomics (FB_LOAD, FB_STORE): each setting is independent, and a call needs only
-   untorn values. */
+   untorn values.  The runtime sets each from the settings' table (fastbits/_config.py) at
+   import, before any call reads it. */
 static int thread_limit = 1;
-static fb_ssize grains[FB_GRAIN_KINDS] = {1 << 20, 1 << 20, 1 << 18};
-static fb_ssize stream_bytes = 8 << 20;
+static fb_ssize grains[FB_GRAIN_KINDS];
+static fb_ssize stream_bytes;
 static FB_THREAD_LOCAL int local_limit;
 
 int fb_threads_get(void) { return FB_THREADS ? FB_LOAD(&thread_limit) : 1; }
@@ -25,10 +26,6 @@ int fb_local_threads_set(int n) {
     const int old = local_limit;
     local_limit = n < 0 ? 0 : n;
     return old;
-}
-
-int fb_one_thread(fb_ssize work) {
-    return work / FB_LOAD(&grains[FB_GRAIN_CACHED]) < 2 || fb_threads_get() == 1 || local_limit == 1;
 }
 
 void fb_config_get(fb_config_t *config) {

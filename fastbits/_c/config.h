@@ -44,19 +44,13 @@ fb_ssize fb_stream_threshold_get(void);
    it, so that their teams do not oversubscribe the cores. */
 int fb_local_threads_set(int n);
 
-/* Whether the grain rule gives one thread to ``work`` bytes of cache-resident elementwise work:
-   what fb_threads_for says for FB_GRAIN_CACHED, read from the two settings it needs (the entry
-   points ask it on every small call). */
-int fb_one_thread(fb_ssize work);
-
 /* The thread limit under the names threadpoolctl looks up in the loaded extension (ctypes). */
 FB_EXPORT int fastbits_get_num_threads(void);
 FB_EXPORT void fastbits_set_num_threads(int n);
 
 /* The grain rule: the threads a call of ``work`` bytes of the given kind uses,
    min(num_threads, max(1, work / grain)), and never more than ``units`` (the pieces its loop
-   can be cut into).  Inline: the engine and the packing module, other extension modules, call
-   it on their snapshot. */
+   can be cut into).  The engine (engine.c) asks it for every call, on one snapshot. */
 static inline int fb_threads_for(const fb_config_t *config, int kind, fb_ssize work, fb_ssize units) {
     fb_ssize n = work / config->grain[kind];
     if (n > config->num_threads) n = config->num_threads;

@@ -14,11 +14,7 @@ long fb_team_get_spin(void) { return FB_LOAD(&spin_ns); }
 
 int fb_team_last_shares(void) { return last_shares; }
 
-int fb_team_inline(fb_ssize work) {
-    if (!fb_one_thread(work)) return 0;
-    last_shares = 1;
-    return 1;
-}
+void fb_team_note_inline(void) { last_shares = 1; }
 
 #if FB_THREADS
 #include <pthread.h>

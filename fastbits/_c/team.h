@@ -25,10 +25,9 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares);
    grain rule chose for it, even where a busy team made it run on its caller alone. */
 int fb_team_last_shares(void);
 
-/* Whether a call of ``work`` bytes of cache-resident elementwise work runs on one thread by the
-   grain rule; if so, it counts as the calling thread's last call, for fb_team_last_shares.  The
-   entry points' one-row path for small calls asks, so that it follows the rule too. */
-int fb_team_inline(fb_ssize work);
+/* Count a call its caller ran alone, without fb_team_run (the entry points' one-row path), as
+   this thread's last call for fb_team_last_shares. */
+void fb_team_note_inline(void);
 
 /* How long a helper that finished a share watches for the next call before it sleeps (it
    yields its CPU between looks).  A helper that watches answers the next call at once; one

@@ -32,7 +32,7 @@ from .elementwise import (
     check_operands,
     check_out,
 )
-from .messages import describe_dtype, out_of_memory
+from .messages import allocation_error, describe_dtype, out_of_memory
 from .operators import (
     BITCAST,
     BITCAST_T1,
@@ -52,7 +52,7 @@ from .operators import (
     TYPE_CONSTRAINT,
 )
 from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
-from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, type_string
+from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, order_unit, type_string
 
 __all__ = [
     "BITCAST",
@@ -80,6 +80,7 @@ __all__ = [
     "TYPE_CONSTRAINT",
     "TypeInfo",
     "UNPACK",
+    "allocation_error",
     "as_array",
     "bit_width",
     "bitcast_allowed",
@@ -98,6 +99,7 @@ __all__ = [
     "datatype_of",
     "describe_dtype",
     "numpy_dtype",
+    "order_unit",
     "out_of_memory",
     "packed_size",
     "public_function",

@@ -11,7 +11,7 @@ from ..errors import AllocationError
 from .operators import INTEGER_T
 from .types import TYPES, DataType, datatype_of, type_string
 
-__all__ = ["describe_dtype", "out_of_memory"]
+__all__ = ["allocation_error", "describe_dtype", "out_of_memory"]
 
 
 def describe_dtype(dtype: np.dtype) -> str:
@@ -72,3 +72,15 @@ def _code_ranges(codes: list[int]) -> str:
 def out_of_memory(op: str, what: str, exc: BaseException) -> AllocationError:
     """The error of an array beside the result (a copy, a temporary) numpy could not allocate."""
     return AllocationError(f"{op}: {what} cannot be allocated ({exc})")
+
+
+def allocation_error(op: str, shape: tuple[int, ...], dtype: np.dtype) -> AllocationError:
+    """The error of a result that cannot be allocated (a broadcast of stride-0 views can ask
+    for more than memory, or the address space, holds)."""
+    count = 1
+    for size in shape:
+        count *= size
+    return AllocationError(
+        f"{op}: the result of shape {tuple(shape)} and type {type_string(datatype_of(dtype))} "
+        f"needs {count * dtype.itemsize} bytes, which cannot be allocated"
+    )

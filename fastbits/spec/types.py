@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["DataType", "ML_TYPES", "TYPES", "TypeInfo", "bit_width", "datatype_of", "numpy_dtype", "type_string"]
+__all__ = ["DataType", "ML_TYPES", "TYPES", "TypeInfo", "bit_width", "datatype_of", "numpy_dtype", "order_unit",
+           "type_string"]
 
 
 class DataType(enum.IntEnum):
@@ -165,3 +166,9 @@ def datatype_of(dtype: Any) -> DataType | None:
     if code is None and _add_ml_dtypes():
         code = _BY_DTYPE.get(dtype)
     return code
+
+
+def order_unit(dtype: np.dtype) -> int:
+    """The bytes ``dtype`` orders as one number (BitCast's byte order rule): its itemsize, or
+    a complex part's."""
+    return dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize

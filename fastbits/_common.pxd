@@ -1,0 +1,45 @@
+# What the compiled operator and packing modules share (numpy.random's _common.pxd is the
+# model): the public functions' call plumbing, and the codes ``to`` arguments resolved to.
+from cpython.object cimport PyObject
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyMethodDef:
+        const char* ml_name
+        void* ml_meth
+        int ml_flags
+        const char* ml_doc
+
+
+# A public function's two paths, given its positional arguments and its keyword's value (its
+# default when not given): ``fast``, decided at C level, returns None for a call it does not
+# take; ``slow`` takes every call (the spec's checks, then the kernels).
+ctypedef object (*path_fn)(Entry entry, PyObject** args, PyObject* option)
+
+
+cdef class Entry:
+    cdef PyMethodDef definition  # the public builtin's; its name and docstring in _texts
+    cdef tuple _texts
+    cdef readonly str name       # the public function's name (a key of spec.SIGNATURES)
+    cdef readonly str opname     # the operator its errors name (BitwiseAnd, pack, ...)
+    cdef Py_ssize_t npositional
+    cdef Py_ssize_t noperands    # the positional arguments an adapter may take (_dispatch.OPERANDS)
+    cdef str keyword             # its keyword-only parameter, or None
+    cdef object default          # that parameter's default
+    cdef readonly int op         # what the paths need to know of the operator (its loop)
+    cdef path_fn fast
+    cdef path_fn slow
+    cdef object function         # the public builtin, run by an adapter on numpy blocks
+    cdef readonly object reference  # the pure path's function: its docstring, and the fallback
+
+
+# The public function ``name`` of ``module``: a builtin taking CPython's vectorcall arguments
+# that checks them itself (spec.call_error), then runs ``fast``, else hands a call on an
+# adapter's arrays to fastbits._dispatch, else runs ``slow``; with the docstring and signature
+# of ``reference`` (the pure path's function, which the slow path may fall back to).
+cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow, object reference, str module)
+
+# The ONNX code of a common ``to`` (an int or DataType by value, a name, type or dtype that
+# resolved before), else -1; remember_to records one that spec.resolve_to resolved.
+cdef int to_code(object to)
+cdef int remember_to(object to, int code) except -1

@@ -1,0 +1,143 @@
+# cython: language_level=3
+"""The call plumbing the compiled operator and packing modules share, written once.
+
+Each public function is a builtin taking CPython's vectorcall arguments (``METH_FASTCALL``),
+driven by its :class:`Entry`: a right call costs a count and, with a keyword, one string
+comparison; a wrong one gets the pure path's error word for word (``spec.call_error``), where
+Cython's own parser would word it its own way.  Then the entry runs the operator's fast path,
+decided at C level; a call it does not take whose operands are not all numpy arrays (or Python
+ints) goes to the dispatch point (:mod:`fastbits._dispatch`), which hands it to the adapter of
+its arrays; the rest go the slow way.  So the operators know nothing of dask, and a call on
+numpy arrays pays nothing for the dispatch.
+
+It also remembers the codes that BitCast's and unpack's ``to`` resolved to.
+"""
+
+cimport numpy as cnp
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.object cimport PyObject
+
+from importlib import import_module
+
+import numpy as np
+
+from . import spec
+from ._dispatch import OPERANDS, adapter_for
+
+cnp.import_array()
+
+
+cdef extern from "Python.h":
+    int METH_FASTCALL
+    int METH_KEYWORDS
+    object PyCFunction_NewEx(PyMethodDef* definition, PyObject* self, object module)
+
+
+cdef enum:
+    NUM_CODES = 29  # ONNX DataType codes 0..28
+
+
+cdef class Entry:
+    """The plumbing of one public function (its builtin's ``__self__``)."""
+
+    def __repr__(self):
+        return f"<fastbits entry point {self.name!r}>"
+
+    def __reduce__(self):
+        # A builtin pickles as getattr(its __self__, its name): this entry unpickles as its
+        # module, so the builtin unpickles as the module's function.
+        return import_module, (self.function.__module__,)
+
+
+cdef inline bint _plain(PyObject* value) noexcept:
+    """A numpy array or a Python int: an operand no adapter takes."""
+    return cnp.PyArray_Check(<object>value) or type(<object>value) is int
+
+
+cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef Py_ssize_t i, nkw = 0
+    cdef PyObject* option = <PyObject*>self.default
+    if kwnames == NULL:
+        if nargs != self.npositional:
+            _refuse(self, args, nargs, kwnames)
+    else:
+        nkw = len(<tuple>kwnames)
+        name = (<tuple>kwnames)[0] if nkw == 1 else None
+        if (nargs != self.npositional or nkw != 1 or self.keyword is None
+                or not (name is self.keyword or name == self.keyword)):
+            _refuse(self, args, nargs, kwnames)
+        option = args[nargs]
+    result = self.fast(self, args, option)
+    if result is not None:
+        return result
+    for i in range(self.noperands):
+        if not _plain(args[i]):
+            adapter = adapter_for(tuple([<object>args[k] for k in range(self.noperands)]))
+            if adapter is not None:
+                given = tuple([<object>args[k] for k in range(nargs)])
+                options = {} if kwnames == NULL else {self.keyword: <object>option}
+                return adapter.call(self.name, self.function, given, options)
+            break
+    return self.slow(self, args, option)
+
+
+cdef int _refuse(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames) except -1:
+    """Raise spec.call_error's error for a call that does not fit the signature."""
+    cdef Py_ssize_t i, nkw = 0 if kwnames == NULL else len(<tuple>kwnames)
+    given = tuple([<object>args[i] for i in range(nargs)])
+    unexpected = {(<tuple>kwnames)[i]: <object>args[nargs + i] for i in range(nkw)
+                  if (<tuple>kwnames)[i] != self.keyword}
+    raise spec.call_error(self.name, given, unexpected)
+
+
+cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow, object reference, str module):
+    cdef Entry entry = Entry.__new__(Entry)
+    names, options = spec.SIGNATURES[name]
+    entry.name = name
+    entry.opname = opname
+    entry.reference = reference
+    entry.npositional = len(names)
+    entry.noperands = OPERANDS[name]
+    entry.keyword = next(iter(options), None)
+    entry.default = options.get(entry.keyword)
+    entry.op = op
+    entry.fast = fast
+    entry.slow = slow
+    entry._texts = (name.encode(), f"{spec.signature(name)}\n--\n\n{reference.__doc__}".encode())
+    entry.definition.ml_name = <bytes>entry._texts[0]
+    entry.definition.ml_meth = <void*>_call
+    entry.definition.ml_flags = METH_FASTCALL | METH_KEYWORDS
+    entry.definition.ml_doc = <bytes>entry._texts[1]
+    entry.function = PyCFunction_NewEx(&entry.definition, <PyObject*>entry, module)
+    return entry.function
+
+
+# ---------------------------------------------------------------------------
+# The codes ``to`` resolved to
+
+cdef object _DataType = spec.DataType
+cdef tuple _TO_KINDS = (type, np.dtype)
+cdef dict _TO_CACHE = {}   # resolved 'to' values (str, type, dtype) -> code: BitCast's and unpack's
+cdef Py_ssize_t TO_CACHE_MAX = 256
+
+
+cdef int to_code(object to):
+    cdef long long v
+    cdef int ovf = 0
+    tt = type(to)
+    if tt is int or tt is _DataType:
+        v = PyLong_AsLongLongAndOverflow(to, &ovf)
+        if ovf == 0 and 0 <= v < NUM_CODES:
+            return <int>v
+        return -1
+    if tt is str or isinstance(to, _TO_KINDS):
+        c = _TO_CACHE.get(to)
+        if c is not None:
+            return <int>c
+    return -1
+
+
+cdef int remember_to(object to, int code) except -1:
+    if (type(to) is str or isinstance(to, _TO_KINDS)) and len(_TO_CACHE) < TO_CACHE_MAX:
+        _TO_CACHE[to] = code
+    return 0
