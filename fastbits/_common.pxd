@@ -1,6 +1,35 @@
 # What the compiled operator and packing modules share (numpy.random's _common.pxd is the
-# model): the public functions' call plumbing, and the codes ``to`` arguments resolved to.
+# model): the type tables, the public functions' call plumbing, and the codes ``to``
+# arguments resolved to.
 from cpython.object cimport PyObject
+from libc.stdint cimport uint8_t
+
+
+cdef enum:
+    NUM_CODES = 29       # ONNX DataType codes 0..28
+    NUM_DTYPES = 1024    # dtype numbers the tables cover (ml_dtypes' are user types, >= 256)
+
+
+# What the kernels need of each type, built from fastbits.spec: numpy's own types at import,
+# ml_dtypes' at the first call that needs one (add_ml_dtypes; importing fastbits does not
+# import ml_dtypes, and an array of one of its types exists only once it is).
+cdef struct Types:
+    signed char code[NUM_DTYPES]          # dtype number -> ONNX code of a type of BitCast's T1, or -1
+    int bits[NUM_CODES]                   # ONNX bit width (0: none)
+    int itemsize[NUM_CODES]               # itemsize of the native dtype
+    int order_unit[NUM_CODES]             # the bytes the dtype orders as one number (spec.order_unit)
+    PyObject* descr[NUM_CODES]            # the native dtype (NULL: none, or ml_dtypes' not yet added)
+    int packed_bits[NUM_CODES]            # the sub-byte types (ONNX's packed layout): their bits, else 0
+    int low_bits[NUM_CODES]               # a sub-byte type whose bits are the low bits of its byte: their mask
+    const uint8_t* byte_map[NUM_CODES]    # another sub-byte type: its byte -> bits table (spec.subbyte_bits)
+    bint ml_ready                         # ml_dtypes' types are in
+
+
+# The tables (filled at import of _common; read-only but for add_ml_dtypes).
+cdef const Types* types() noexcept
+
+# Put ml_dtypes' types in the tables (importing ml_dtypes), once.
+cdef int add_ml_dtypes() except -1
 
 
 cdef extern from "Python.h":

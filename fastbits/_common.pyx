@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""The call plumbing the compiled operator and packing modules share, written once.
+"""What the compiled operator and packing modules share, written once: the type tables and
+the call plumbing.
 
 Each public function is a builtin taking CPython's vectorcall arguments (``METH_FASTCALL``),
 driven by its :class:`Entry`: a right call costs a count and, with a keyword, one string
@@ -10,12 +11,14 @@ ints) goes to the dispatch point (:mod:`fastbits._dispatch`), which hands it to 
 its arrays; the rest go the slow way.  So the operators know nothing of dask, and a call on
 numpy arrays pays nothing for the dispatch.
 
-It also remembers the codes that BitCast's and unpack's ``to`` resolved to.
+It also holds the type tables (``Types``) and remembers the codes that BitCast's and
+unpack's ``to`` resolved to.
 """
 
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
+from libc.string cimport memset
 
 from importlib import import_module
 
@@ -33,9 +36,63 @@ cdef extern from "Python.h":
     object PyCFunction_NewEx(PyMethodDef* definition, PyObject* self, object module)
 
 
-cdef enum:
-    NUM_CODES = 29  # ONNX DataType codes 0..28
+# ---------------------------------------------------------------------------
+# The type tables
 
+cdef Types TYPES  # zero to begin with
+_HELD = []        # the dtypes and byte maps the tables point into
+
+
+cdef const Types* types() noexcept:
+    return &TYPES
+
+
+cdef void _add(object c) except *:
+    """Type ``c`` (a DataType whose dtype exists now) in the tables."""
+    cdef int i = int(c)
+    dt = spec.numpy_dtype(c).newbyteorder("=")
+    _HELD.append(dt)
+    TYPES.descr[i] = <PyObject*>dt
+    TYPES.itemsize[i] = dt.itemsize
+    TYPES.order_unit[i] = spec.order_unit(dt)
+    if c in spec.BITCAST_T1 and 0 <= dt.num < NUM_DTYPES:
+        TYPES.code[dt.num] = i
+    if c in spec.SUBBYTE_TYPES:
+        TYPES.packed_bits[i] = spec.bit_width(c)
+        table = spec.subbyte_bits(c)
+        mask = (1 << spec.bit_width(c)) - 1
+        if np.array_equal(table, np.arange(256) & mask):
+            TYPES.low_bits[i] = mask  # the same bytes as the map, by the vectorized mask loop
+        else:
+            _HELD.append(table)
+            TYPES.byte_map[i] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
+
+
+cdef int add_ml_dtypes() except -1:
+    if not TYPES.ml_ready:
+        for c in spec.ML_TYPES:
+            if spec.numpy_dtype(c) is not None:
+                _add(c)
+        TYPES.ml_ready = True
+    return 0
+
+
+memset(TYPES.code, -1, sizeof(TYPES.code))
+for _c in spec.DataType:
+    TYPES.bits[int(_c)] = spec.bit_width(_c) or 0
+    if _c not in spec.ML_TYPES and _c != spec.DataType.STRING and spec.numpy_dtype(_c) is not None:
+        _add(_c)
+# numpy's aliases of a type ('l' and 'q' on Linux) have numbers of their own
+# (np.long does not exist in numpy 1.24-1.26: intp and longlong name them there)
+for _dt in [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"] + [
+        np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong)]:
+    _c = spec.datatype_of(_dt)
+    if _c in spec.BITCAST_T1 and 0 <= _dt.num < NUM_DTYPES:
+        TYPES.code[_dt.num] = int(_c)
+
+
+# ---------------------------------------------------------------------------
+# The entry points
 
 cdef class Entry:
     """The plumbing of one public function (its builtin's ``__self__``)."""

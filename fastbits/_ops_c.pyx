@@ -32,7 +32,7 @@ from ._clib cimport (
     FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
     fb_plan,
 )
-from ._common cimport Entry, entry_point, remember_to, to_code
+from ._common cimport NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, run, run_inline
 from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
@@ -47,60 +47,36 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
-# Tables, built from fastbits.spec: at import for numpy's own types, at the first call that
-# involves one of ml_dtypes' types for those (_add_ml_dtypes: importing fastbits does not
-# import ml_dtypes; an array of one of its types exists only once it is imported)
+# Tables: the shared ones (_common.pxd: Types), and those of the operators alone, built from
+# fastbits.spec at import (ml_dtypes' pairs at the first call that needs one of its types)
 
 cdef enum:
-    NUM_BUILTIN = 32     # builtin dtype numbers covered by the integer table
-    NUM_DTYPES = 1024    # dtype numbers covered by the BitCast table (ml_dtypes' are user types, >= 256)
-    NUM_CODES = 29       # ONNX DataType codes 0..28
+    NUM_BUILTIN = 32     # builtin dtype numbers covered by the integer tables
 
+cdef const Types* T = types()
 cdef signed char INT_CODE[NUM_BUILTIN]        # dtype num -> ONNX code of an integer type (spec.INTEGER_T), or -1
 cdef bint SIGNED[NUM_CODES]                   # the code is a signed integer type
-cdef signed char BITCAST_CODE[NUM_DTYPES]     # dtype num -> ONNX code in BitCast's T1, or -1
-cdef char BITCAST_ALLOWED[NUM_CODES][NUM_CODES]  # 1 when spec.check_bitcast accepts (src, dst)
-cdef int BITS[NUM_CODES]                      # ONNX bit width per code
-cdef int ITEMSIZE[NUM_CODES]                  # itemsize of the numpy dtype per code
 cdef long long INT_MIN[NUM_CODES]             # the range a Python int operand must fit (within long long)
 cdef long long INT_MAX[NUM_CODES]
-cdef PyObject* DESCR[NUM_CODES]               # native numpy dtype per code (references held by _DESCRS)
 cdef int SWAP_UNIT[NUM_BUILTIN]               # byte-swap unit for builtin dtype nums (0: cannot)
-cdef int ORDER_UNIT[NUM_CODES]                # the bytes each code's dtype orders as one number
+cdef char BITCAST_ALLOWED[NUM_CODES][NUM_CODES]  # 1 when spec.check_bitcast accepts (src, dst)
+cdef char VIEW_COPIES[NUM_CODES][NUM_CODES]   # 1 when BitCast's (src, dst) cannot be a view (spec.subbyte_byte_map)
 cdef bint BIG_HOST = sys.byteorder == "big"
-
-_DESCRS = {}
 # Same-shape contiguous calls below this many output bytes take one row on their caller, with
 # no planning, when the grain rule gives them one thread (the runtime's run_inline).
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
-cdef bint ML_READY = False   # the tables hold ml_dtypes' types too
+cdef bint ML_READY = False   # BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs too
 
 
 cdef void _build_tables() except *:
-    # (the tables are C globals, zero to begin with)
-    memset(INT_CODE, -1, sizeof(INT_CODE))
-    memset(BITCAST_CODE, -1, sizeof(BITCAST_CODE))
-    for c in spec.DataType:
-        BITS[int(c)] = spec.bit_width(c) or 0
-        if c not in spec.ML_TYPES:
-            _add_descr(c)
-    # Every dtype numpy knows that maps to an ONNX type (aliases such as 'l' and 'q' have
-    # different numbers but the same ONNX type).
-    candidates = [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"]
-    # ('l'/'L' are in typecodes; np.long does not exist in numpy 1.24-1.26)
-    candidates += [np.dtype(t) for t in (np.intp, np.uintp, np.longlong, np.ulonglong)]
-    for dt in candidates:
-        c = spec.datatype_of(dt)
-        if c is None or dt.num >= NUM_BUILTIN or dt.num < 0:
-            continue
-        if c in spec.BITCAST_T1:
-            BITCAST_CODE[dt.num] = int(c)
-        if c in spec.INTEGER_T:
-            INT_CODE[dt.num] = int(c)
-        if dt.kind in "biuf" and dt.itemsize in (2, 4, 8):
-            SWAP_UNIT[dt.num] = dt.itemsize
-        elif dt.kind == "c" and dt.itemsize in (8, 16):
-            SWAP_UNIT[dt.num] = dt.itemsize // 2
+    memset(INT_CODE, -1, sizeof(INT_CODE))  # (the tables are C globals, zero to begin with)
+    for num in range(NUM_BUILTIN):
+        if T.code[num] >= 0 and spec.DataType(T.code[num]) in spec.INTEGER_T:
+            INT_CODE[num] = T.code[num]
+    # the byte swaps of numpy's multi-byte types (their aliases, 'l' and 'q', have two numbers)
+    for dt in [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"]:
+        if 0 <= dt.num < NUM_BUILTIN and dt.itemsize > 1 and spec.datatype_of(dt) is not None:
+            SWAP_UNIT[dt.num] = spec.order_unit(dt)
     for c in spec.INTEGER_T:
         SIGNED[int(c)] = spec.numpy_dtype(c).kind == "i"
         info = np.iinfo(spec.numpy_dtype(c))
@@ -109,39 +85,25 @@ cdef void _build_tables() except *:
     _allow_bitcasts(False)
 
 
-cdef void _add_descr(object c) except *:
-    """The native dtype of ``c`` in DESCR and _DESCRS, its itemsize in ITEMSIZE."""
-    dt = spec.numpy_dtype(c)
-    if dt is None or c == spec.DataType.STRING:
-        return
-    dt = dt.newbyteorder("=")
-    _DESCRS[int(c)] = dt
-    DESCR[int(c)] = <PyObject*>dt
-    ITEMSIZE[int(c)] = dt.itemsize
-    ORDER_UNIT[int(c)] = spec.order_unit(dt)
-
-
 cdef void _allow_bitcasts(bint ml) except *:
-    """BITCAST_ALLOWED for the pairs spec.bitcast_allowed accepts: of two of numpy's own types
-    (``ml`` False) or with one of ml_dtypes' (``ml`` True; the installed ml_dtypes has both)."""
+    """BITCAST_ALLOWED for the pairs spec.bitcast_allowed accepts, and VIEW_COPIES: of two of
+    numpy's own types (``ml`` False) or with one of ml_dtypes' (``ml`` True; the installed
+    ml_dtypes has both)."""
     for src in spec.BITCAST_T1:
         for dst in spec.DataType:
             if (src in spec.ML_TYPES or dst in spec.ML_TYPES) != ml:
                 continue
-            if DESCR[int(src)] != NULL and DESCR[int(dst)] != NULL and spec.bitcast_allowed(src, dst):
+            if T.descr[int(src)] != NULL and T.descr[int(dst)] != NULL and spec.bitcast_allowed(src, dst):
                 BITCAST_ALLOWED[int(src)][int(dst)] = 1
+                if src in spec.SUBBYTE_TYPES and spec.subbyte_byte_map(src, dst) is not None:
+                    VIEW_COPIES[int(src)][int(dst)] = 1
 
 
 cdef void _add_ml_dtypes() except *:
     """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types)."""
     global ML_READY
-    for c in spec.ML_TYPES:
-        _add_descr(c)
-        dt = spec.numpy_dtype(c)
-        if dt is not None and 0 <= dt.num < NUM_DTYPES and c in spec.BITCAST_T1:
-            BITCAST_CODE[dt.num] = int(c)
+    add_ml_dtypes()
     _allow_bitcasts(True)
-    _build_subbyte_tables()
     ML_READY = True
 
 
@@ -238,7 +200,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
     """
     cdef fb_plan pl
-    cdef int nd, d, i, k, itemsize = ITEMSIZE[code]
+    cdef int nd, d, i, k, itemsize = T.itemsize[code]
     cdef int nds[3]
     cdef cnp.npy_intp* dims[3]
     cdef cnp.npy_intp* strides[3]
@@ -273,7 +235,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     if total < 0:
         return None  # more bytes than an array can hold: allocate raises on the slow path
     if out is None:
-        O = new_array(nd, shape, DESCR[code], total, opname)
+        O = new_array(nd, shape, T.descr[code], total, opname)
     else:
         if not cnp.PyArray_CheckExact(out):
             return None
@@ -328,7 +290,7 @@ cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out) noex
     """The most common call, run as one row with no planning: C-contiguous ``A`` and ``B`` of one
     shape, under SMALL_BYTES, and ``out`` None or one the row writes as it is (see
     :func:`_small_out`)."""
-    cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
+    cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * T.itemsize[code]
     return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
             and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B)
             and (out is None or _small_out(out, code, A, B)))
@@ -338,11 +300,11 @@ cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray 
     """``op`` of ``A`` and ``B`` (BitwiseNot: ``A`` again) into ``out`` or a fresh array, as
     :func:`_small` allowed: one row on the caller where the grain rule gives it one thread,
     else planned by the engine."""
-    cdef Py_ssize_t w = ITEMSIZE[code]
+    cdef Py_ssize_t w = T.itemsize[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
     cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
     if out is None:
-        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), DESCR[code], n * w, opname)
+        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), T.descr[code], n * w, opname)
     if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
                   <char*>cnp.PyArray_DATA(B), n):
         return out
@@ -353,7 +315,7 @@ cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcep
     """``out`` takes the small same-shape call of ``A`` and ``B`` as it is: a base-class
     ndarray of type ``code``, native, aligned, writeable, C-contiguous, the same shape, and each
     input the same memory or apart (else the general path sorts it out)."""
-    cdef Py_ssize_t n = cnp.PyArray_SIZE(A) * ITEMSIZE[code]
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(A) * T.itemsize[code]
     cdef char* a = <char*>cnp.PyArray_DATA(A)
     cdef char* b = <char*>cnp.PyArray_DATA(B)
     cdef char* o
@@ -371,11 +333,11 @@ cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
     cdef long long v = PyLong_AsLongLongAndOverflow(value, &ovf)
     if ovf != 0 or v < INT_MIN[code] or v > INT_MAX[code]:
         return False
-    if ITEMSIZE[code] == 4:
+    if T.itemsize[code] == 4:
         (<uint32_t*>buf)[0] = <uint32_t>v
-    elif ITEMSIZE[code] == 8:
+    elif T.itemsize[code] == 8:
         (<uint64_t*>buf)[0] = <uint64_t>v
-    elif ITEMSIZE[code] == 2:
+    elif T.itemsize[code] == 2:
         (<uint16_t*>buf)[0] = <uint16_t>v
     else:
         (<uint8_t*>buf)[0] = <uint8_t>v
@@ -515,29 +477,6 @@ cdef int _shift_op(object direction) except -1:
 # ---------------------------------------------------------------------------
 # BitCast
 
-# Sub-byte types (spec.subbyte_bits): how a copy keeps the bits of each element, and the pairs
-# whose view could change values, so that copy=False copies too (spec.subbyte_byte_map).
-cdef int COPY_MASK[NUM_CODES]                 # a source whose bits are the low bits of its byte: those bits
-cdef const uint8_t* COPY_MAP[NUM_CODES]       # another sub-byte source: its byte map (held by _MAPS)
-cdef char VIEW_COPIES[NUM_CODES][NUM_CODES]   # 1 when (src, dst) cannot be a view
-_MAPS = {}
-
-
-cdef void _build_subbyte_tables() except *:
-    for src in spec.SUBBYTE_TYPES:
-        table = spec.subbyte_bits(src)
-        mask = (1 << spec.bit_width(src)) - 1
-        if np.array_equal(table, np.arange(256) & mask):
-            COPY_MASK[int(src)] = mask  # the same bytes as the map, by the vectorized mask loop
-        else:
-            _MAPS[int(src)] = table
-            COPY_MAP[int(src)] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
-        for dst in spec.SUBBYTE_TYPES:
-            if spec.bit_width(dst) == spec.bit_width(src) and spec.subbyte_byte_map(src, dst) is not None:
-                VIEW_COPIES[int(src)][int(dst)] = 1
-
-
-
 cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
     swapped by ``swap``-byte units if non-zero; a sub-byte element becomes its bits."""
@@ -545,12 +484,12 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     cdef int nd = cnp.PyArray_NDIM(x), d
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), DESCR[dst], total * itemsize, BITCAST)
+    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), T.descr[dst], total * itemsize, BITCAST)
     if total == 0:
         return O
     pl.nd = nd
-    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, swap=swap, mask=COPY_MASK[src], stream=0,
-                          byte_map=COPY_MAP[src])
+    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, swap=swap, mask=T.low_bits[src], stream=0,
+                          byte_map=T.byte_map[src])
     for d in range(nd):
         pl.n[d] = cnp.PyArray_DIMS(x)[d]
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
@@ -571,7 +510,7 @@ cdef object _bitcast(object x, object to, object copy):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
         if 0 <= t < NUM_DTYPES:
-            src = BITCAST_CODE[t]
+            src = T.code[t]
             dst = to_code(to)
             if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
                 return _bitcast_array(X, t, src, dst, copy is True)
@@ -582,17 +521,17 @@ cdef object _bitcast_array(cnp.ndarray X, int t, int src, int dst, bint copy):
     """BitCast of an ndarray (no subclass) of dtype number ``t``, the pair allowed: a view or a
     copy by the kernels, or None where the pure path reads it."""
     if cnp.PyArray_ISNOTSWAPPED(X):
-        if BIG_HOST and ORDER_UNIT[src] != ORDER_UNIT[dst]:
+        if BIG_HOST and T.order_unit[src] != T.order_unit[dst]:
             return None  # complex64 <-> a 64-bit type: swapped twice, by the pure path
         if not copy and not VIEW_COPIES[src][dst]:
-            Py_INCREF(<object>DESCR[dst])  # PyArray_View steals it
-            return PyArray_View_steals(X, <void*>DESCR[dst], NULL)
+            Py_INCREF(<object>T.descr[dst])  # PyArray_View steals it
+            return PyArray_View_steals(X, <void*>T.descr[dst], NULL)
         return _bitcast_copy(X, src, dst, 0)
     if 0 <= t < NUM_BUILTIN and SWAP_UNIT[t]:
         # ONNX reads the bytes as little endian: a little-endian host swaps each big-endian
         # number of the source; a big-endian host has them little endian and swaps each number
         # of the target into its own order.
-        return _bitcast_copy(X, src, dst, ORDER_UNIT[dst] if BIG_HOST else SWAP_UNIT[t])
+        return _bitcast_copy(X, src, dst, T.order_unit[dst] if BIG_HOST else SWAP_UNIT[t])
     return None
 
 

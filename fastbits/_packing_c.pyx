@@ -19,13 +19,12 @@ cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from libc.stdint cimport uint8_t
-from libc.string cimport memset
 
 import numpy as np
 
 from . import _packing_py, spec
 from ._clib cimport FB_GRAIN_STRIDED, FB_MAXD, fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
-from ._common cimport Entry, entry_point, remember_to, to_code
+from ._common cimport NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, parallel
 
 cnp.import_array()
@@ -33,41 +32,10 @@ cnp.import_array()
 __all__ = ["pack", "unpack"]
 
 
-cdef enum:
-    NUM_DTYPES = 1024    # dtype numbers covered by the table (ml_dtypes' are user types, >= 256)
-    NUM_CODES = 29       # ONNX DataType codes 0..28
-
 # unpack's fast path takes shapes of fewer elements (the spec's checks take the rest).
 cdef Py_ssize_t FAST_ELEMS = (<Py_ssize_t>1) << 62
-
-cdef signed char SUBBYTE_CODE[NUM_DTYPES]  # dtype num -> ONNX code of a sub-byte type, or -1
-cdef int BITS[NUM_CODES]                   # bits per element of a sub-byte type
-cdef const uint8_t* BYTE_MAP[NUM_CODES]    # the byte map of a type whose bits are not its low bits
-cdef PyObject* DESCR[NUM_CODES]            # the ml_dtypes dtype of a sub-byte type
-_MAPS = {}                                 # the arrays BYTE_MAP points into
+cdef const Types* T = types()   # every sub-byte type is one of ml_dtypes': in once it is imported
 _UINT8 = np.dtype(np.uint8)
-# The tables are built at the first call the spec's checks pass (every sub-byte type is one of
-# ml_dtypes', and importing fastbits does not import ml_dtypes); until then every call goes
-# through them.
-cdef bint READY = False
-
-
-cdef void _build_tables() except *:
-    global READY
-    cdef int i
-    memset(SUBBYTE_CODE, -1, sizeof(SUBBYTE_CODE))  # the other tables are zero to begin with
-    for code in spec.SUBBYTE_TYPES:
-        i = int(code)
-        dtype = spec.numpy_dtype(code)
-        BITS[i] = spec.bit_width(code)
-        DESCR[i] = <PyObject*>dtype  # held by spec.numpy_dtype's cache
-        if 0 <= dtype.num < NUM_DTYPES:
-            SUBBYTE_CODE[dtype.num] = i
-        table = spec.subbyte_bits(code)
-        if not np.array_equal(table, np.arange(256) & ((1 << BITS[i]) - 1)):
-            _MAPS[i] = table
-            BYTE_MAP[i] = <const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>table)
-    READY = True
 
 
 cdef struct Job:
@@ -103,17 +71,16 @@ cdef void _start(Job* job) noexcept:
 cdef object _pack_fast(object x):
     """pack of a C-contiguous ndarray of a sub-byte type, once the tables are built; else None."""
     cdef int t
-    if READY and cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
+    if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
-        if 0 <= t < NUM_DTYPES and SUBBYTE_CODE[t] >= 0:
-            return _pack_array(<cnp.ndarray>x, SUBBYTE_CODE[t])
+        if 0 <= t < NUM_DTYPES and T.code[t] >= 0 and T.packed_bits[T.code[t]]:
+            return _pack_array(<cnp.ndarray>x, T.code[t])
     return None
 
 
 cdef object _pack_slow(object x):
     x, c = spec.check_pack(x)
-    if not READY:
-        _build_tables()
+    add_ml_dtypes()
     return _pack_array(_contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'"), int(c))
 
 
@@ -122,12 +89,12 @@ cdef object _pack_array(cnp.ndarray X, int code):
     cdef cnp.npy_intp nbytes
     cdef Job job
     job.n = cnp.PyArray_SIZE(X)
-    job.bits = BITS[code]
+    job.bits = T.packed_bits[code]
     nbytes = fb_packed_size(job.n, job.bits)
     O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, spec.PACK)
     job.packed = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
-    job.byte_map = BYTE_MAP[code]
+    job.byte_map = T.byte_map[code]
     job.pack = True
     _start(&job)
     return O
@@ -171,13 +138,13 @@ cdef object _unpack_fast(object data, object to, object shape):
     cdef cnp.npy_intp dims[FB_MAXD]
     cdef Py_ssize_t count = 0
     code = to_code(to)
-    if code < 0 or not READY or not BITS[code] or not _fast_dims(shape, &nd, dims, &count):
+    if code < 0 or not T.packed_bits[code] or not _fast_dims(shape, &nd, dims, &count):
         return None
-    if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, BITS[code]):
+    if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, T.packed_bits[code]):
         return _unpack_into(<const uint8_t*><const char*>data, code, nd, dims, count, None)
     if (cnp.PyArray_CheckExact(data) and cnp.PyArray_TYPE(<cnp.ndarray>data) == cnp.NPY_UINT8
             and cnp.PyArray_NDIM(<cnp.ndarray>data) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data)
-            and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, BITS[code])):
+            and cnp.PyArray_SIZE(<cnp.ndarray>data) == fb_packed_size(count, T.packed_bits[code])):
         return _unpack_into(<const uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>data), code, nd, dims, count, None)
     return None
 
@@ -186,8 +153,7 @@ cdef object _unpack_slow(object data, object to, object shape):
     cdef int d, nd
     cdef cnp.npy_intp dims[FB_MAXD]
     array, c, shape = spec.check_unpack(data, to, shape)
-    if not READY:
-        _build_tables()
+    add_ml_dtypes()
     remember_to(to, int(c))
     nd = len(shape)
     total = 1
@@ -202,7 +168,7 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
     """A new array of ``dims`` (``count`` elements) of sub-byte type ``code``, unpacked from
     ``packed``, or (``packed`` NULL) from the checked 1-D uint8 ``array``."""
     cdef Job job
-    O = new_array(nd, dims, DESCR[code], count, spec.UNPACK)  # the result first, as the pure path
+    O = new_array(nd, dims, T.descr[code], count, spec.UNPACK)  # the result first, as the pure path
     if packed == NULL:
         if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
             array = _contiguous(spec.UNPACK, array, "a contiguous copy of input 'data'")
@@ -210,7 +176,7 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
     job.n = count
     job.packed = <uint8_t*>packed
     job.elems = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
-    job.bits = BITS[code]
+    job.bits = T.packed_bits[code]
     job.byte_map = NULL
     job.pack = False
     _start(&job)
