@@ -16,6 +16,7 @@ import pytest
 
 import fastbits
 from fastbits import _cpus
+from support import run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
 GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
@@ -123,6 +124,13 @@ def test_bench_plot_without_matplotlib(monkeypatch, capsys, tmp_path):
     assert _bench.main(["--smoke", "--plot", str(tmp_path / "x.png")]) == 2
     assert "--plot needs matplotlib" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_bench_into_a_closed_pipe_exits_quietly():
+    """``python -m fastbits bench | head -3``: when the reader goes away, no traceback, status 141."""
+    returncode, stderr = run_into_closed_pipe("bench", "--smoke", "--filter", "bitcast")
+    assert returncode == 141
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
 
 
 def test_bench_filter_matching_nothing(capsys):

@@ -12,6 +12,7 @@ import pytest
 import fastbits
 
 from conftest import COMPILED, REQUIRE_COMPILED
+from support import run_into_closed_pipe
 
 
 # Subprocesses run from an empty directory: from the repo root, ``-c`` and ``-m`` would
@@ -158,6 +159,13 @@ def test_main_job_passes():
     assert {op: table.count(op) for op in groups} == {
         "BitwiseAnd": 4, "BitwiseOr": 4, "BitwiseXor": 4, "BitwiseNot": 3, "BitShift-11": 8, "BitShift-28": 28,
         "BitCast": 14, "pack/unpack": 5}
+
+
+def test_main_job_into_a_closed_pipe_exits_quietly():
+    """``python -m fastbits | head -3``: when the reader goes away, no traceback, status 141."""
+    returncode, stderr = run_into_closed_pipe()
+    assert returncode == 141
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
 
 
 def test_main_job_reports_failures(monkeypatch, capsys):
