@@ -127,7 +127,7 @@ def set_config(
         (a positive int, default 1; at most ``num_threads`` of the process that runs the
         task).  dask already runs one task per core (a worker thread each), so more threads
         per task would oversubscribe the cores.  A graph keeps the value in force when it was
-        built, also on dask.distributed's workers; see docs/scaling-out.md.
+        built, also on dask.distributed's workers; see :doc:`scaling-out`.
 
     The grains are bytes (at least 1).  The pure path keeps them and ignores them.
 
