@@ -170,3 +170,32 @@ def test_expectations_example_runs():
     assert [line.split()[0] for line in lines[start:]] == ["low", "high", "both", "floats", "zeroed", "Y"]
     assert "expectations" in (DOCS / "index.md").read_text()
 
+
+# The docs' configuration and generated pages as the docs build runs them, in a fresh
+# interpreter where pytest and hypothesis do not import: the ``docs`` extra lacks them.
+DOCS_BUILD_PARTS = """
+import json, runpy, sys
+sys.modules["pytest"] = sys.modules["hypothesis"] = None   # import raises ImportError
+conf = runpy.run_path(sys.argv[1])
+import fastbits, generated_pages
+print(fastbits.__file__, fastbits.BACKEND)
+assert "BitWidthError" in generated_pages.bad_inputs_markdown()
+report = json.loads(generated_pages.BENCH_JSON.read_text(encoding="utf-8"))
+assert "### " in generated_pages.performance_markdown(report)
+"""
+
+
+def test_docs_build_needs_neither_pytest_nor_hypothesis():
+    """docs/conf.py and docs/_ext run on the ``docs`` extra alone, and document the checkout's
+    fastbits on its pure path (no kernels need be built)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    if not (DOCS / "conf.py").exists():
+        pytest.skip("docs/ not beside the tests")
+    result = subprocess.run([sys.executable, "-c", DOCS_BUILD_PARTS, str(DOCS / "conf.py")],
+                            capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    location, backend = result.stdout.split()
+    assert location == str(ROOT / "fastbits" / "__init__.py") and backend == "python"

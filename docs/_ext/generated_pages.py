@@ -3,15 +3,17 @@
 * ``_generated/performance.md`` and ``_generated/bench.png``: the tables and the chart of the
   benchmark run committed as ``docs/bench.json`` (``python -m fastbits bench --full --json
   docs/bench.json``), with the machine it ran on; ``performance.md`` includes them.
-* ``_generated/bad_inputs.md``: the bad-input catalogue of ``tests/test_bad_inputs.py``, each
-  row run through fastbits for the error and the message it gets; ``errors.md`` includes it.
+* ``_generated/bad_inputs.md``: the bad-input catalogue (``fastbits._bad_inputs``, which
+  ``tests/test_bad_inputs.py`` runs on both paths), each row run through fastbits for the error
+  and the message it gets; ``errors.md`` includes it.
+
+Nothing here needs pytest or hypothesis: the ``docs`` extra is all a build needs.
 
 A file is rewritten only when its content changes, so incremental builds stay incremental.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 from typing import Any
@@ -22,7 +24,6 @@ from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time
 DOCS = pathlib.Path(__file__).resolve().parents[1]
 OUT = DOCS / "_generated"
 BENCH_JSON = DOCS / "bench.json"
-CATALOGUE = DOCS.parent / "tests" / "test_bad_inputs.py"
 
 #: The implementations the tables show after fastbits, with their column titles; the JSON
 #: holds the others (the pure path, onnxruntime on one thread) and the chart draws them.
@@ -127,26 +128,20 @@ def performance_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def bad_inputs_markdown(path: pathlib.Path) -> str:
+def bad_inputs_markdown() -> str:
     """Each row of the catalogue, run through fastbits: its name, the error and the message."""
-    import sys
-
     import fastbits
+    from fastbits._bad_inputs import CATALOGUE
 
-    if str(path.parent) not in sys.path:  # the catalogue imports the tests' conftest and support
-        sys.path.insert(0, str(path.parent))
-    loader = importlib.util.spec_from_file_location("catalogue", path)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
     rows = []
-    for name, call, error, _pattern in module.CATALOGUE:
+    for name, call, error, _pattern in CATALOGUE:
         try:
             call(fastbits)
         except error as exc:
             base = next(b.__name__ for b in type(exc).__mro__ if b in (TypeError, ValueError))
             rows.append([name, f"`{type(exc).__name__}` (a `{base}`)", str(exc).replace("\n", " ")])
         else:
-            raise RuntimeError(f"{path.name}: {name!r} raised nothing")
+            raise RuntimeError(f"fastbits._bad_inputs: {name!r} raised nothing")
     return "\n".join(_table(["wrong input", "error", "message"], rows, right_from=3))
 
 
@@ -162,7 +157,7 @@ def generate(app: Any) -> None:
     chart = OUT / "bench.png"
     if not chart.exists() or chart.stat().st_mtime < BENCH_JSON.stat().st_mtime:
         save_chart(report, str(chart))
-    _write(OUT / "bad_inputs.md", bad_inputs_markdown(CATALOGUE))
+    _write(OUT / "bad_inputs.md", bad_inputs_markdown())
 
 
 def setup(app: Any) -> dict[str, Any]:
