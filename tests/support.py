@@ -407,3 +407,23 @@ def run_into_closed_pipe(*args, timeout=120):
     finally:
         os.close(write_end)
     return done.returncode, done.stderr
+
+
+def missing_test_requirements():
+    """The requirements of fastbits' ``test`` extra that apply to this Python but are not
+    installed, by name (empty where the test extras are installed, as in the tox envs that
+    install them): a test of an optional module skips only where this is not empty."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    missing = []
+    for line in metadata.requires("fastbits") or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or not requirement.marker.evaluate({"extra": "test"}):
+            continue
+        try:
+            metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            missing.append(requirement.name)
+    return missing

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -16,7 +17,7 @@ import pytest
 
 import fastbits
 from fastbits import _cpus
-from support import run_into_closed_pipe
+from support import missing_test_requirements, run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
 GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
@@ -105,7 +106,11 @@ def test_bench_json(smoke_run):
 
 
 def test_bench_filter_and_plot(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    # The test extras hold matplotlib where it has wheels: this runs wherever they are installed.
+    if missing_test_requirements():
+        pytest.importorskip("matplotlib")
+    else:
+        import matplotlib  # noqa: F401 - the test extras are installed, so it must be too
     from fastbits import _bench
 
     png = tmp_path / "bench.png"
@@ -449,7 +454,7 @@ def _fake_report(ncases, percent=None):
 
 def test_the_table_is_one_line_a_case():
     """Without --verbose: a header line, a row a case (case, numpy, fastbits x, ort x, % ceil)
-    and a legend; a row over 110 % of its ceiling is named, the ceiling said to be wrong there."""
+    and a legend; a row over 110 % of its ceiling is named, its ceiling said to be no upper bound."""
     from fastbits._bench.report import table_lines
 
     lines = table_lines(_fake_report(35, percent=96.0))
@@ -457,4 +462,43 @@ def test_the_table_is_one_line_a_case():
     assert lines[0].split() == ["case", "numpy", "fastbits-c", "x", "ort", "x", "fastbits-c", "%", "ceil"]
     assert lines[1].split() == ["[contiguous]", "and", "int32", "n=0", "1.5", "µs", "1.5x", "0.2x", "96%"]
     over = table_lines(_fake_report(3, percent=135.0))
-    assert over[-1].startswith("over 110 % of the ceiling, so the ceiling is not one there: and int32 n=0 (135%")
+    assert over[-1].startswith("these cases ran faster than their measured ceiling (over 110 % of it), so for "
+                               "them it is no upper bound: and int32 n=0 (135% of the cache, 2 threads ceiling)")
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _read(*parts):
+    path = os.path.join(ROOT, *parts)
+    if not os.path.exists(path):
+        pytest.skip(f"{parts[-1]} not beside the tests")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_the_quick_suite_takes_what_its_docs_say(capsys):
+    """README, docs/performance.md and --help give the quick suite's duration alike."""
+    from fastbits import _bench
+
+    with pytest.raises(SystemExit):
+        _bench.parse_args(["--help"])
+    texts = {"--help": " ".join(capsys.readouterr().out.split()),
+             "README": _read("README.md").split("## Performance", 1)[1].split("\n## ", 1)[0],
+             "performance.md": _read("docs", "performance.md").split("## Reproduce", 1)[1]}
+    said = {name: set(re.findall(r"\b((?:about|under) \d+ s)\b", text)) for name, text in texts.items()}
+    assert all(len(found) == 1 for found in said.values()), said
+    assert len(set.union(*said.values())) == 1, said
+
+
+def test_the_dev_setup_venv_has_what_the_bench_needs():
+    """./dev setup installs the test extras; they hold every requirement of the bench extra
+    (README: in .venv the bench needs nothing more), where that has wheels."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads(_read("pyproject.toml"))["project"]["optional-dependencies"]
+
+    def names(requirements):
+        return {re.match(r"[\w.-]+", r).group().lower() for r in requirements}
+
+    assert names(extras["bench"]) <= names(extras["test"])
+    assert "--editable '.[test]'" in _read("dev")
