@@ -238,3 +238,24 @@ def test_setup_command_is_the_readmes():
         pytest.skip("not a source checkout")
     with open(readme, encoding="utf-8") as f:
         assert f"\n{main.SETUP_COMMAND}" in f.read()
+
+
+def test_readme_setup_is_the_two_commands_first():
+    """The README's set-up section opens with the two commands, one line on each; what they do
+    in detail and CI's lanes are in docs/install.md."""
+    import re
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    readme = os.path.join(root, "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("not a source checkout")
+    with open(readme, encoding="utf-8") as f:
+        section = f.read().split("## Set up, run, test\n", 1)[1].split("\n## ", 1)[0]
+    before, block = re.match(r"(.*?)```sh\n(.*?)```", section, re.S).groups()
+    assert len(before.strip().splitlines()) <= 2
+    commands = [line.split("#", 1) for line in block.splitlines()]
+    assert [command.strip() for command, _ in commands] == ["./dev setup", "./dev test"]
+    assert all(comment.strip() for _, comment in commands)
+    for detail in ("chroot", "s390x", "sid", "lane", ".ci/run"):
+        assert detail not in section, detail
+    assert "docs/install.md" in section
