@@ -502,3 +502,64 @@ def test_the_dev_setup_venv_has_what_the_bench_needs():
 
     assert names(extras["bench"]) <= names(extras["test"])
     assert "--editable '.[test]'" in _read("dev")
+
+
+def _chart_report():
+    """docs/bench.json where it is beside the tests (the docs' charts), else a small made-up run
+    with a bar past the left axis' end and a wrong result."""
+    path = os.path.join(ROOT, "docs", "bench.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    report = _fake_report(4, percent=50.0)
+    report["cases"][0]["results"]["fastbits-c"]["speedup_vs_numpy"] = 30.0
+    report["cases"][1]["results"]["ort"] = {"status": "wrong", "reason": "made up"}
+    report["meta"] = {"versions": {"fastbits": "0"}, "fastbits_backend": "cython", "mode": "quick",
+                      "machine": {"cpu": "a CPU", "cores": 2}, "threads": {"fastbits": 2}}
+    return report
+
+
+def test_chart_reads_at_page_width():
+    """Each panel has a title; the legend is below the panels, clear of them; the text is at
+    least 11 pt on a figure 1000 px wide; green and red mean fastbits faster and slower only,
+    every other implementation has a colour and a marker of its own; a bar cut at the axis'
+    end has an arrowhead; one figure draws one operator's cases."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.colors as mcolors
+    import matplotlib.pyplot as plt
+
+    from fastbits._bench import plot
+
+    report = _chart_report()
+    groups = plot.operators(report)
+    for operator in (None, groups[0]):
+        fig = plot.chart_figure(report, operator)
+        try:
+            fig.canvas.draw()
+            left, right = fig.axes
+            assert left.get_title() and right.get_title()
+            assert fig.get_size_inches()[0] * fig.dpi == 1000
+            (legend,) = fig.legends
+            box = legend.get_window_extent()
+            assert all(not box.overlaps(ax.get_window_extent()) for ax in fig.axes)
+            assert box.y1 < min(ax.get_window_extent().y0 for ax in fig.axes)   # below the panels
+            texts = [t for t in fig.findobj(plt.Text) if t.get_text() and t.get_visible()]
+            assert min(t.get_fontsize() for t in texts) >= 10
+            assert min(t.get_fontsize() for t in left.get_yticklabels()) >= 11
+            bars = {mcolors.to_hex(p.get_facecolor()) for p in left.patches}
+            assert bars <= {mcolors.to_hex(plot.FASTER), mcolors.to_hex(plot.SLOWER)}
+            marks = [line for line in right.get_lines() if line.get_label() and not line.get_label().startswith("_")]
+            styles = [(mcolors.to_hex(m.get_color()), m.get_marker()) for m in marks
+                      if m.get_marker() != "x"]
+            assert len(set(styles)) == len(styles) >= 1
+            assert not {c for c, _ in styles} & {mcolors.to_hex(plot.FASTER), mcolors.to_hex(plot.SLOWER)}
+            top = plot.axis_end(report)
+            cut = [s for c in report["cases"] if (operator is None or plot.operator_of(c) == operator)
+                   and (s := c["results"][report["fastbits"]].get("speedup_vs_numpy")) and s > top]
+            arrows = [line for line in left.get_lines() if line.get_marker() == ">"]
+            assert sum(len(line.get_xdata()) for line in arrows) == len(cut)
+            names = [t.get_text() for t in left.get_yticklabels()]
+            if operator is not None:
+                assert all(plot.operator_of(c) == operator for c in report["cases"] if c["name"] in names)
+        finally:
+            plt.close(fig)
