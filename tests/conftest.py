@@ -10,13 +10,12 @@ when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENS
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-import fastbits
+from support import COMPILED, IMPLEMENTATIONS, PACKING, PURE  # the paths, shared with the tests
 
 # Hypothesis profiles: "default" for the normal run (quick), "long" for nightly-style runs:
 # HYPOTHESIS_PROFILE=long tox, or pytest --hypothesis-profile=long.
@@ -27,32 +26,6 @@ settings.register_profile(
     "long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-
-def _compiled_module():
-    if fastbits._ops.PURE_PYTHON:
-        return None
-    try:
-        return importlib.import_module("fastbits._ops_c")
-    except ImportError:
-        return None
-
-
-COMPILED = _compiled_module()
-PURE = importlib.import_module("fastbits._ops_py")
-IMPLEMENTATIONS = {"python": PURE}
-if COMPILED is not None:
-    IMPLEMENTATIONS["cython"] = COMPILED
-
-#: The pack/unpack modules by path, as IMPLEMENTATIONS: the ``packing`` fixture.
-PACKING = {"python": importlib.import_module("fastbits._packing_py")}
-if COMPILED is not None:
-    try:
-        PACKING["cython"] = importlib.import_module("fastbits._packing_c")
-    except ImportError:  # test_packing_compiled_module_loaded fails in a compiled env
-        pass
-
-REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
 
 
 def pytest_addoption(parser):

@@ -9,6 +9,7 @@ from an empty directory against the installed package.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import subprocess
@@ -19,7 +20,37 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
+import fastbits
 from fastbits import spec
+
+# --------------------------------------------------------------------------
+# the paths: the modules the ``ops`` and ``packing`` fixtures (conftest.py) run each test on
+
+def _compiled_module():
+    if fastbits._ops.PURE_PYTHON:
+        return None
+    try:
+        return importlib.import_module("fastbits._ops_c")
+    except ImportError:
+        return None
+
+
+COMPILED = _compiled_module()
+PURE = importlib.import_module("fastbits._ops_py")
+IMPLEMENTATIONS = {"python": PURE}
+if COMPILED is not None:
+    IMPLEMENTATIONS["cython"] = COMPILED
+
+#: The pack/unpack modules by path, as IMPLEMENTATIONS: the ``packing`` fixture.
+PACKING = {"python": importlib.import_module("fastbits._packing_py")}
+if COMPILED is not None:
+    try:
+        PACKING["cython"] = importlib.import_module("fastbits._packing_c")
+    except ImportError:  # test_packing_compiled_module_loaded fails in a compiled env
+        pass
+
+REQUIRE_COMPILED = os.environ.get("FASTBITS_REQUIRE_EXTENSIONS", "").strip() not in ("", "0")
+
 
 # --------------------------------------------------------------------------
 # dtypes

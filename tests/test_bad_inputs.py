@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 import fastbits
-from conftest import IMPLEMENTATIONS, PACKING
 from fastbits._bad_inputs import CATALOGUE, PACKING_CATALOGUE
+
+from support import IMPLEMENTATIONS, PACKING
 
 
 @pytest.mark.parametrize("name, call, error, pattern", CATALOGUE, ids=[row[0] for row in CATALOGUE])

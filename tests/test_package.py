@@ -11,8 +11,7 @@ import pytest
 
 import fastbits
 
-from conftest import COMPILED, REQUIRE_COMPILED
-from support import run_into_closed_pipe
+from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe
 
 
 # Subprocesses run from an empty directory: from the repo root, ``-c`` and ``-m`` would

@@ -22,8 +22,7 @@ import fastbits
 from fastbits import spec
 from fastbits.spec import DataType
 
-from conftest import PACKING, REQUIRE_COMPILED
-from support import SUBBYTE_TYPES, bits, laid_out, random_tensor
+from support import PACKING, REQUIRE_COMPILED, SUBBYTE_TYPES, bits, laid_out, random_tensor
 
 
 
