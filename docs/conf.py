@@ -1,7 +1,8 @@
 """Sphinx configuration of fastbits' documentation.
 
-Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (tox: ``./dev test -e docs``).
-The pages are Markdown (MyST); the API reference comes from the numpydoc docstrings.
+Build: ``sphinx-build -b html docs docs/_build/html`` with the ``docs`` extra installed (README,
+"Documentation"; tox: ``./dev test -e docs``, warnings as errors). The pages are Markdown (MyST);
+the API reference comes from the numpydoc docstrings.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import sys
 # autodoc documents the pure-Python functions: their docstrings are the ones help() shows on
 # either path (the compiled operators carry the same text), and they have real signatures.
 os.environ["FASTBITS_PURE_PYTHON"] = "1"
-sys.path.insert(0, str(pathlib.Path(__file__).parent / "_ext"))
+# The fastbits documented is the checkout's, on that path: its kernels need not be built, and
+# an edited docstring shows at the next build without a reinstall.
+DOCS = pathlib.Path(__file__).resolve().parent
+sys.path[:0] = [str(DOCS.parent), str(DOCS / "_ext")]
 
 import fastbits  # noqa: E402
 

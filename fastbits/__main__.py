@@ -13,6 +13,9 @@ for it, a warning on stderr says so and what to do.
 ``python -m fastbits bench [--full] [--json PATH] [--plot PATH] [--threads N]
 [--filter SUBSTRING]`` runs the benchmark suite instead (``fastbits._bench``,
 imported only then); ``python -m fastbits bench --help`` describes it.
+
+Either one exits quietly, with status 141, when the reader of its output goes away
+(``python -m fastbits | head -3``).
 """
 
 from __future__ import annotations
@@ -151,5 +154,24 @@ def main(argv: list[str] | None = None) -> int:
     return check()
 
 
+#: The exit status when the reader of stdout goes away (``python -m fastbits | head -3``):
+#: 128 + SIGPIPE, what the shell reports for a command that SIGPIPE ended.
+BROKEN_PIPE_STATUS = 141
+
+
+def run(argv: list[str] | None = None) -> int:
+    """:func:`main`, quiet when the reader of stdout goes away: no traceback, status 141."""
+    try:
+        status = main(argv)
+        sys.stdout.flush()  # here, so that a pipe closed by now is caught too
+        return status
+    except BrokenPipeError:
+        # CPython's recipe (the signal module's docs, "Note on SIGPIPE"): point stdout at
+        # devnull, so that the interpreter's own flush at exit fails no more.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

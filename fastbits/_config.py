@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
+import textwrap
 from collections.abc import Iterator
 from typing import Any, Callable, NamedTuple
 
@@ -73,13 +75,15 @@ class Setting(NamedTuple):
     """One setting: its name, its default, its check and what it does."""
 
     name: str
+    #: Its type, as the docstring of :func:`set_config` says it.
+    kind: str
     #: The default, computed when a runtime starts (the machine and the environment decide some).
     default: Callable[[], Any]
     #: ``check(name, value)``: the value as the runtime keeps it, or a fastbits error.
     check: Callable[[str, Any], Any]
-    #: What the default is, as the docs say it.
+    #: What the default is, and what the setting does, as the docs' table says them (Markdown:
+    #: `code`, {doc}`page`); :func:`set_config`'s docstring has them too.
     default_doc: str
-    #: What the setting does, as the docs and :func:`set_config`'s docstring say it.
     doc: str
 
 
@@ -87,42 +91,42 @@ class Setting(NamedTuple):
 #: (docs/design.md, "Constants"); the machine decides the thread count, the cache size and
 #: whether helpers spin (:mod:`fastbits._cpus`).
 SETTINGS: tuple[Setting, ...] = (
-    Setting("num_threads", _cpus.default_num_threads, _threads,
+    Setting("num_threads", "int", _cpus.default_num_threads, _threads,
             "`FASTBITS_NUM_THREADS`, else `OMP_NUM_THREADS`'s first value, else the CPUs the process "
             "may use (its affinity mask, capped by its cgroup's CPU quota: a container allowed 2 CPUs "
             "of a 64-CPU host gets 2)",
             "threads a large call may use, the caller included (a positive int; 1 on the pure path and "
             "in builds without threads); the same as `set_num_threads`, and threadpoolctl's "
             "`threadpool_limits` changes it too"),
-    Setting("grain_cached", lambda: 1 << 18, _bytes(1), "256 KiB",
+    Setting("grain_cached", "int (bytes)", lambda: 1 << 18, _bytes(1), "256 KiB",
             "bytes of result per thread for elementwise loops whose result stays in cache (the call "
             "moves less than `stream_threshold`)"),
-    Setting("grain_streamed", lambda: 1 << 20, _bytes(1), "1 MiB",
+    Setting("grain_streamed", "int (bytes)", lambda: 1 << 20, _bytes(1), "1 MiB",
             "the same for elementwise loops that stream their result around the cache"),
-    Setting("grain_strided", lambda: 1 << 19, _bytes(1), "512 KiB",
+    Setting("grain_strided", "int (bytes)", lambda: 1 << 19, _bytes(1), "512 KiB",
             "the same for loops that do more work per byte: a transposed operand read in tiles, short "
             "rows gathered into chunks, and `pack`/`unpack` (counted in unpacked elements)"),
-    Setting("output_pool", lambda: True, _flag, "True where the pool exists",
+    Setting("output_pool", "bool", lambda: True, _flag, "True where the pool exists",
             "large fresh results come from the output pool (where it exists: not in sanitizer builds, "
             "nor on platforms without `MADV_FREE`, where the setting stays False); False also gives its "
             "idle memory back"),
-    Setting("pool_threshold", lambda: 1 << 25, _bytes(0), "32 MiB",
+    Setting("pool_threshold", "int (bytes)", lambda: 1 << 25, _bytes(0), "32 MiB",
             "fresh results from this size on come from the pool"),
-    Setting("stream_threshold", _cpus.default_stream_threshold, _bytes(0),
+    Setting("stream_threshold", "int (bytes)", _cpus.default_stream_threshold, _bytes(0),
             "the last-level cache's size (Linux's sysfs; 8 MiB where the system does not say)",
             "a call that moves this many bytes or more (its inputs read, its result written) writes its "
             "result with streaming stores, around the cache: it cannot stay there anyway, and the cache "
             "lines of `out` need not be read first; smaller results stay in cache for whatever reads "
             "them next. 0 streams every large enough contiguous run"),
-    Setting("spin_time", _cpus.default_spin_time, _seconds,
+    Setting("spin_time", "float (seconds)", _cpus.default_spin_time, _seconds,
             "0.0005 (seconds; 0 with `OMP_WAIT_POLICY=passive`)",
             "how long a helper of the thread team watches for the next call after it ran a share, "
             "before it sleeps, yielding its CPU between looks; only the helpers the last call used "
             "watch. 0 sends helpers to sleep at once"),
-    Setting("task_threads", lambda: 1, _threads, "1",
+    Setting("task_threads", "int", lambda: 1, _threads, "1",
             "the threads a fastbits call inside a dask task may use, the task's own thread included (at "
             "most `num_threads`): dask already runs a task per core, so a call there does not start "
-            "the team; a graph keeps the value in force when it was built (docs/scaling-out.md)"),
+            "the team; a graph keeps the value in force when it was built ({doc}`scaling-out`)"),
 )
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
@@ -162,6 +166,11 @@ def get_config() -> dict[str, Any]:
     return _runtime.current_config()
 
 
+def _rst(markdown: str) -> str:
+    """A table entry in reStructuredText, for a docstring: its code spans and page links in rST's form."""
+    return re.sub(r"(\{doc\})?`([^`]+)`", lambda m: f":doc:`{m[2]}`" if m[1] else f"``{m[2]}``", markdown)
+
+
 def set_config(**settings: Any) -> None:
     # The docstring is written below, from the table.
     _runtime.configure(**_checked("set_config", settings))
@@ -176,8 +185,9 @@ set_config.__doc__ = """Change settings; an argument left at None keeps its sett
 
     Parameters
     ----------
-""" + "".join(f"""    {s.name} : optional
-        {s.doc[0].upper() + s.doc[1:]}.  Default: {s.default_doc}.
+""" + "".join(f"""    {s.name} : {s.kind}, optional
+{textwrap.fill(_rst(f"{s.doc[0].upper()}{s.doc[1:]}.  Default: {s.default_doc}."), 92,
+               initial_indent=" " * 8, subsequent_indent=" " * 8)}
 """ for s in SETTINGS) + """
     The pure path keeps the grains, the thresholds and ``spin_time`` and ignores them.
 

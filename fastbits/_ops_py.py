@@ -62,7 +62,7 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
         A dask array instead, computed block by block, when an input is
-        one (docs/scaling-out.md).
+        one (:doc:`scaling-out`).
 
     Raises
     ------
@@ -131,7 +131,7 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array in native byte order.
         A dask array instead, computed block by block, when an input is
-        one (docs/scaling-out.md).
+        one (:doc:`scaling-out`).
 
     Raises
     ------
@@ -176,7 +176,7 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
         ``out`` if given, else a new C-contiguous array of the broadcast
         shape in native byte order.
         A dask array instead, computed block by block, when an input is
-        one (docs/scaling-out.md).
+        one (:doc:`scaling-out`).
 
     Notes
     -----
@@ -255,7 +255,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         byte reads as (:func:`fastbits.spec.subbyte_bits`).  A view keeps the
         bytes as they are; a copy holds those bits, the high bits zero.
         A dask array instead, computed block by block, when an input is
-        one (docs/scaling-out.md).
+        one (:doc:`scaling-out`).
 
     Raises
     ------

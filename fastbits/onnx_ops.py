@@ -18,7 +18,9 @@ Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
 raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
 into a generic one, so the classes hand back fastbits' error instead, its
 message followed by a line that names the node (by its name when it has one)
-and the graph's tensors behind the inputs the message names::
+and the graph's tensors behind the inputs the message names, the node's
+attributes it names (``the node's attribute 'to' is 99``), or the graph's tensor
+of the output when the result cannot be allocated::
 
     BitwiseAnd: input 'A' has dtype float32 (tensor(float)), which is not in T; ...
       in node 'low_nibble' (BitwiseAnd): input 'A' is the graph's tensor 'weights'
@@ -46,6 +48,7 @@ _EXTRA = "pip install 'fastbits[onnx]'"
 try:
     import onnx
     import onnx.defs
+    import onnx.helper
     from onnx.reference.op_run import OpRun
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
     raise ImportError(
@@ -72,6 +75,12 @@ def _schema(op: str, since: int | None = None) -> Any:
             f"BitCast-26): {_EXTRA}"
         )
     return schema
+
+
+def _attribute_value(attribute: Any) -> Any:
+    """A node attribute's value as Python reads it: a string attribute as str, not bytes."""
+    value = onnx.helper.get_attribute_value(attribute)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 class _FastbitsOp(OpRun):
@@ -122,14 +131,24 @@ class _FastbitsOp(OpRun):
             raise located.with_traceback(error.__traceback__) from None
 
     def _where(self, message: str) -> str:
-        """The node (by name when it has one) and the graph's tensors behind the inputs that
-        ``message`` names (behind every input when it names none)."""
+        """The node (by name when it has one) and what of it ``message`` is about: the graph's
+        tensors behind the inputs it names, the node's attributes it names, the graph's tensor
+        of the output when it is about the result; behind every input when it names none."""
         node = self.onnx_node
         inputs = list(zip((p.name for p in self.op_schema.inputs), node.input))
-        named = [(formal, tensor) for formal, tensor in inputs if f"'{formal}'" in message] or inputs
-        tensors = "; ".join(f"input '{formal}' is the graph's tensor {tensor!r}" for formal, tensor in named)
+        parts = [f"input '{formal}' is the graph's tensor {tensor!r}"
+                 for formal, tensor in inputs if f"'{formal}'" in message]
+        # An attribute is named as "attribute 'to'": its value is the node's, not a tensor's.
+        parts += [f"the node's attribute '{a.name}' is {_attribute_value(a)!r}"
+                  for a in node.attribute if f"attribute '{a.name}'" in message]
+        # "the result" (of shape ..., which cannot be allocated) is the node's output.
+        if "the result of shape" in message:
+            outputs = zip((p.name for p in self.op_schema.outputs), node.output)
+            parts += [f"output '{formal}' is the graph's tensor {tensor!r}" for formal, tensor in outputs]
+        if not parts:
+            parts = [f"input '{formal}' is the graph's tensor {tensor!r}" for formal, tensor in inputs]
         which = f"node {node.name!r}" if node.name else "a node with no name"
-        return f"  in {which} ({node.op_type}): {tensors}"
+        return f"  in {which} ({node.op_type}): {'; '.join(parts)}"
 
 
 class BitwiseAnd(_FastbitsOp):

@@ -405,3 +405,39 @@ def run_python(code, **env):
     )
     assert done.returncode == 0, done.stderr
     return done
+
+
+def run_into_closed_pipe(*args, timeout=120):
+    """``python -m fastbits ARGS`` with its stdout a pipe whose reader is already gone, as in
+    ``python -m fastbits | head -3`` once head has exited (closed before the first write, so
+    that the first write fails whatever the pipe's buffer holds): ``(returncode, stderr)``."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "fastbits", *args], stdout=write_end, stderr=subprocess.PIPE,
+            text=True, cwd=tempfile.gettempdir(), timeout=timeout,
+        )
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+def missing_test_requirements():
+    """The requirements of fastbits' ``test`` extra that apply to this Python but are not
+    installed, by name (empty where the test extras are installed, as in the tox envs that
+    install them): a test of an optional module skips only where this is not empty."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    missing = []
+    for line in metadata.requires("fastbits") or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or not requirement.marker.evaluate({"extra": "test"}):
+            continue
+        try:
+            metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            missing.append(requirement.name)
+    return missing

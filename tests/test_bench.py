@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ import pytest
 
 import fastbits
 from fastbits import _cpus
+from support import missing_test_requirements, run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
 GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
@@ -104,7 +106,11 @@ def test_bench_json(smoke_run):
 
 
 def test_bench_filter_and_plot(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    # The test extras hold matplotlib where it has wheels: this runs wherever they are installed.
+    if missing_test_requirements():
+        pytest.importorskip("matplotlib")
+    else:
+        import matplotlib  # noqa: F401 - the test extras are installed, so it must be too
     from fastbits import _bench
 
     png = tmp_path / "bench.png"
@@ -123,6 +129,13 @@ def test_bench_plot_without_matplotlib(monkeypatch, capsys, tmp_path):
     assert _bench.main(["--smoke", "--plot", str(tmp_path / "x.png")]) == 2
     assert "--plot needs matplotlib" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_bench_into_a_closed_pipe_exits_quietly():
+    """``python -m fastbits bench | head -3``: when the reader goes away, no traceback, status 141."""
+    returncode, stderr = run_into_closed_pipe("bench", "--smoke", "--filter", "bitcast")
+    assert returncode == 141
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
 
 
 def test_bench_filter_matching_nothing(capsys):
@@ -441,7 +454,7 @@ def _fake_report(ncases, percent=None):
 
 def test_the_table_is_one_line_a_case():
     """Without --verbose: a header line, a row a case (case, numpy, fastbits x, ort x, % ceil)
-    and a legend; a row over 110 % of its ceiling is named, the ceiling said to be wrong there."""
+    and a legend; a row over 110 % of its ceiling is named, its ceiling said to be no upper bound."""
     from fastbits._bench.report import table_lines
 
     lines = table_lines(_fake_report(35, percent=96.0))
@@ -449,4 +462,104 @@ def test_the_table_is_one_line_a_case():
     assert lines[0].split() == ["case", "numpy", "fastbits-c", "x", "ort", "x", "fastbits-c", "%", "ceil"]
     assert lines[1].split() == ["[contiguous]", "and", "int32", "n=0", "1.5", "µs", "1.5x", "0.2x", "96%"]
     over = table_lines(_fake_report(3, percent=135.0))
-    assert over[-1].startswith("over 110 % of the ceiling, so the ceiling is not one there: and int32 n=0 (135%")
+    assert over[-1].startswith("these cases ran faster than their measured ceiling (over 110 % of it), so for "
+                               "them it is no upper bound: and int32 n=0 (135% of the cache, 2 threads ceiling)")
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _read(*parts):
+    path = os.path.join(ROOT, *parts)
+    if not os.path.exists(path):
+        pytest.skip(f"{parts[-1]} not beside the tests")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_the_quick_suite_takes_what_its_docs_say(capsys):
+    """README, docs/performance.md and --help give the quick suite's duration alike."""
+    from fastbits import _bench
+
+    with pytest.raises(SystemExit):
+        _bench.parse_args(["--help"])
+    texts = {"--help": " ".join(capsys.readouterr().out.split()),
+             "README": _read("README.md").split("## Performance", 1)[1].split("\n## ", 1)[0],
+             "performance.md": _read("docs", "performance.md").split("## Reproduce", 1)[1]}
+    said = {name: set(re.findall(r"\b((?:about|under) \d+ s)\b", text)) for name, text in texts.items()}
+    assert all(len(found) == 1 for found in said.values()), said
+    assert len(set.union(*said.values())) == 1, said
+
+
+def test_the_dev_setup_venv_has_what_the_bench_needs():
+    """./dev setup installs the test extras; they hold every requirement of the bench extra
+    (README: in .venv the bench needs nothing more), where that has wheels."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads(_read("pyproject.toml"))["project"]["optional-dependencies"]
+
+    def names(requirements):
+        return {re.match(r"[\w.-]+", r).group().lower() for r in requirements}
+
+    assert names(extras["bench"]) <= names(extras["test"])
+    assert "--editable '.[test]'" in _read("dev")
+
+
+def _chart_report():
+    """docs/bench.json where it is beside the tests (the docs' charts), else a small made-up run
+    with a bar past the left axis' end and a wrong result."""
+    path = os.path.join(ROOT, "docs", "bench.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    report = _fake_report(4, percent=50.0)
+    report["cases"][0]["results"]["fastbits-c"]["speedup_vs_numpy"] = 30.0
+    report["cases"][1]["results"]["ort"] = {"status": "wrong", "reason": "made up"}
+    report["meta"] = {"versions": {"fastbits": "0"}, "fastbits_backend": "cython", "mode": "quick",
+                      "machine": {"cpu": "a CPU", "cores": 2}, "threads": {"fastbits": 2}}
+    return report
+
+
+def test_chart_reads_at_page_width():
+    """Each panel has a title; the legend is below the panels, clear of them; the text is at
+    least 11 pt on a figure 1000 px wide; green and red mean fastbits faster and slower only,
+    every other implementation has a colour and a marker of its own; a bar cut at the axis'
+    end has an arrowhead; one figure draws one operator's cases."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.colors as mcolors
+    import matplotlib.pyplot as plt
+
+    from fastbits._bench import plot
+
+    report = _chart_report()
+    groups = plot.operators(report)
+    for operator in (None, groups[0]):
+        fig = plot.chart_figure(report, operator)
+        try:
+            fig.canvas.draw()
+            left, right = fig.axes
+            assert left.get_title() and right.get_title()
+            assert fig.get_size_inches()[0] * fig.dpi == 1000
+            (legend,) = fig.legends
+            box = legend.get_window_extent()
+            assert all(not box.overlaps(ax.get_window_extent()) for ax in fig.axes)
+            assert box.y1 < min(ax.get_window_extent().y0 for ax in fig.axes)   # below the panels
+            texts = [t for t in fig.findobj(plt.Text) if t.get_text() and t.get_visible()]
+            assert min(t.get_fontsize() for t in texts) >= 10
+            assert min(t.get_fontsize() for t in left.get_yticklabels()) >= 11
+            bars = {mcolors.to_hex(p.get_facecolor()) for p in left.patches}
+            assert bars <= {mcolors.to_hex(plot.FASTER), mcolors.to_hex(plot.SLOWER)}
+            marks = [line for line in right.get_lines() if line.get_label() and not line.get_label().startswith("_")]
+            styles = [(mcolors.to_hex(m.get_color()), m.get_marker()) for m in marks
+                      if m.get_marker() != "x"]
+            assert len(set(styles)) == len(styles) >= 1
+            assert not {c for c, _ in styles} & {mcolors.to_hex(plot.FASTER), mcolors.to_hex(plot.SLOWER)}
+            top = plot.axis_end(report)
+            cut = [s for c in report["cases"] if (operator is None or plot.operator_of(c) == operator)
+                   and (s := c["results"][report["fastbits"]].get("speedup_vs_numpy")) and s > top]
+            arrows = [line for line in left.get_lines() if line.get_marker() == ">"]
+            assert sum(len(line.get_xdata()) for line in arrows) == len(cut)
+            names = [t.get_text() for t in left.get_yticklabels()]
+            if operator is not None:
+                assert all(plot.operator_of(c) == operator for c in report["cases"] if c["name"] in names)
+        finally:
+            plt.close(fig)

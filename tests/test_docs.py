@@ -92,6 +92,35 @@ def test_docstring_examples(name):
     assert result.failed == 0
 
 
+def _api_docstrings():
+    """(name, docstring) of every module, function and class the API reference documents."""
+    names = ["fastbits", "fastbits.spec", "fastbits.errors", "fastbits._ops_py", "fastbits._packing_py",
+             "fastbits._config", "fastbits.onnx_ops", "fastbits.onnx_backend"]
+    docs = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # onnx_ops and onnx_backend without onnx
+            continue
+        docs.append((name, module.__doc__ or ""))
+        for attr, value in vars(module).items():
+            if callable(value) and getattr(value, "__doc__", None) and getattr(value, "__module__", "").startswith("fastbits"):
+                docs.append((f"{name}.{attr}", value.__doc__))
+    return docs
+
+
+def test_docstrings_link_the_pages_they_name():
+    """A docstring names a docs page as a link (``:doc:`scaling-out```), never as a path
+    ("docs/scaling-out.md"), and each page it links exists."""
+    docs = _api_docstrings()
+    assert any(":doc:`" in doc for _, doc in docs)
+    for name, doc in docs:
+        assert not re.search(r"docs/[\w-]+\.(md|rst)", doc), f"{name} names a page as plain text"
+        for target in re.findall(r":doc:`(?:[^`<]*<)?/?([\w-]+)>?`", doc):
+            if DOCS.exists():
+                assert (DOCS / f"{target}.md").exists() or (DOCS / f"{target}.rst").exists(), (name, target)
+
+
 PUBLIC_FUNCTIONS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast"]
 
 
@@ -140,3 +169,35 @@ def test_expectations_example_runs():
     start = next(i for i, line in enumerate(lines) if line.startswith("per node")) + 1
     assert [line.split()[0] for line in lines[start:]] == ["low", "high", "both", "floats", "zeroed", "Y"]
     assert "expectations" in (DOCS / "index.md").read_text()
+
+
+# The docs' configuration and generated pages as the docs build runs them, in a fresh
+# interpreter where pytest and hypothesis do not import: the ``docs`` extra lacks them.
+DOCS_BUILD_PARTS = """
+import json, runpy, sys
+sys.modules["pytest"] = sys.modules["hypothesis"] = None   # import raises ImportError
+conf = runpy.run_path(sys.argv[1])
+import fastbits, generated_pages
+print(fastbits.__file__, fastbits.BACKEND)
+assert "BitWidthError" in generated_pages.bad_inputs_markdown()
+report = json.loads(generated_pages.BENCH_JSON.read_text(encoding="utf-8"))
+page = generated_pages.performance_markdown(report)
+from fastbits._bench.plot import operators
+assert page.count("```{image}") == len(operators(report)) > 1   # a chart per operator
+"""
+
+
+def test_docs_build_needs_neither_pytest_nor_hypothesis():
+    """docs/conf.py and docs/_ext run on the ``docs`` extra alone, and document the checkout's
+    fastbits on its pure path (no kernels need be built)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    if not (DOCS / "conf.py").exists():
+        pytest.skip("docs/ not beside the tests")
+    result = subprocess.run([sys.executable, "-c", DOCS_BUILD_PARTS, str(DOCS / "conf.py")],
+                            capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    location, backend = result.stdout.split()
+    assert location == str(ROOT / "fastbits" / "__init__.py") and backend == "python"

@@ -345,6 +345,29 @@ def test_error_names_the_node_and_the_graph_tensor():
     assert _fastbits(_unpacking_model(TP.UINT8)).run(None, feeds)[0].tolist() == [0, 1, 2, 3, 0, 0, 0, 0]
 
 
+def test_error_names_the_output_or_the_attribute_at_fault():
+    """A result too large to allocate names the node's output, not its inputs; a bad attribute
+    names the attribute and its value, not the input."""
+    huge_column = np.broadcast_to(np.zeros(1, np.int8), (2**40, 1))
+    huge_row = np.broadcast_to(np.zeros(1, np.int8), (1, 2**40))
+    with pytest.raises(fastbits.AllocationError) as info:
+        _fastbits(_and_model(TP.INT8)).run(None, {"a": huge_column, "b": huge_row})
+    assert str(info.value).startswith("BitwiseAnd: the result of shape (1099511627776, 1099511627776)")
+    assert str(info.value).endswith("\n  in a node with no name (BitwiseAnd): output 'C' is the graph's tensor 'c'")
+    for to, error in [(99, fastbits.UnknownDataTypeError), (TP.STRING, fastbits.TypeConstraintError)]:
+        with pytest.raises(error) as info:
+            _fastbits(_bitcast_model(TP.FLOAT, to)).run(None, {"x": np.zeros(2, np.float32)})
+        assert str(info.value).startswith("BitCast: attribute 'to' = ")
+        assert str(info.value).endswith(f"\n  in a node with no name (BitCast): the node's attribute 'to' is {to}")
+    with pytest.raises(fastbits.ArgumentValueError) as info:
+        _fastbits(_op_model("BitShift", TP.UINT8, 18, direction="UP")).run(None, U8)
+    assert str(info.value).endswith("\n  in a node with no name (BitShift): the node's attribute 'direction' is 'UP'")
+    # A width mismatch is about the input: it names the input, as before.
+    with pytest.raises(fastbits.BitWidthError) as info:
+        _fastbits(_bitcast_model(TP.INT32, TP.INT64)).run(None, {"x": np.zeros(2, np.int32)})
+    assert str(info.value).endswith("\n  in a node with no name (BitCast): input 'input' is the graph's tensor 'x'")
+
+
 @pytest.mark.parametrize(
     ("model", "message"),
     [

@@ -11,7 +11,7 @@ import pytest
 
 import fastbits
 
-from support import COMPILED, REQUIRE_COMPILED
+from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe
 
 
 # Subprocesses run from an empty directory: from the repo root, ``-c`` and ``-m`` would
@@ -230,3 +230,30 @@ def test_setup_command_is_the_readmes():
         pytest.skip("not a source checkout")
     with open(readme, encoding="utf-8") as f:
         assert f"\n{main.SETUP_COMMAND}" in f.read()
+
+def test_main_job_into_a_closed_pipe_exits_quietly():
+    """``python -m fastbits | head -3``: when the reader goes away, no traceback, status 141."""
+    returncode, stderr = run_into_closed_pipe()
+    assert returncode == 141
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+def test_readme_setup_is_the_two_commands_first():
+    """The README's set-up section opens with the two commands, one line on each; what they do
+    in detail and CI's lanes are in docs/install.md."""
+    import re
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    readme = os.path.join(root, "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("not a source checkout")
+    with open(readme, encoding="utf-8") as f:
+        section = f.read().split("## Set up, run, test\n", 1)[1].split("\n## ", 1)[0]
+    before, block = re.match(r"(.*?)```sh\n(.*?)```", section, re.S).groups()
+    assert len(before.strip().splitlines()) <= 2
+    commands = [line.split("#", 1) for line in block.splitlines()]
+    assert [command.strip() for command, _ in commands] == ["./dev setup", "./dev test"]
+    assert all(comment.strip() for _, comment in commands)
+    for detail in ("chroot", "s390x", "sid", "lane", ".ci/run"):
+        assert detail not in section, detail
+    assert "docs/install.md" in section
+

@@ -1,28 +1,34 @@
 """The parts of the docs that are data, rendered at build time so that they cannot go stale.
 
-* ``_generated/performance.md`` and ``_generated/bench.png``: the tables and the chart of the
-  benchmark run committed as ``docs/bench.json`` (``python -m fastbits bench --full --json
-  docs/bench.json``), with the machine it ran on; ``performance.md`` includes them.
-* ``_generated/bad_inputs.md``: the bad-input catalogue of ``tests/test_bad_inputs.py``, each
-  row run through fastbits for the error and the message it gets; ``errors.md`` includes it.
+* ``_generated/performance.md`` and ``_generated/bench-*.png``: the tables and the charts (one
+  per operator, so that each reads at the page's width) of the benchmark run committed as
+  ``docs/bench.json`` (``python -m fastbits bench --full --json docs/bench.json``), with the
+  machine it ran on; ``performance.md`` includes them.
+* ``_generated/settings.md``: the settings' table (``fastbits._config.SETTINGS``: each
+  setting's name, default and what it does); ``threads.md`` includes it.
+* ``_generated/bad_inputs.md``: the bad-input catalogue (``fastbits._bad_inputs``, which
+  ``tests/test_bad_inputs.py`` runs on both paths), each row run through fastbits for the error
+  and the message it gets; ``errors.md`` includes it.
+
+Nothing here needs pytest or hypothesis: the ``docs`` extra is all a build needs.
 
 A file is rewritten only when its content changes, so incremental builds stay incremental.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
+import re
 from typing import Any
 
-from fastbits._bench.plot import save_chart
+from fastbits._bench import plot
+from fastbits._bench.plot import operator_of, operators, save_chart
 from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time
 
 DOCS = pathlib.Path(__file__).resolve().parents[1]
 OUT = DOCS / "_generated"
 BENCH_JSON = DOCS / "bench.json"
-CATALOGUE = DOCS.parent / "tests" / "test_bad_inputs.py"
 
 #: The implementations the tables show after fastbits, with their column titles; the JSON
 #: holds the others (the pure path, onnxruntime on one thread) and the chart draws them.
@@ -38,6 +44,11 @@ def _table(header: list[str], rows: list[list[Any]], right_from: int = 1) -> lis
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return lines + [""]
+
+
+def chart_file(operator: str) -> str:
+    """The chart of one operator's cases, in ``_generated/``."""
+    return "bench-" + re.sub(r"[^a-z0-9]+", "-", operator.lower()).strip("-") + ".png"
 
 
 def _speedup(result: dict[str, Any] | None) -> str:
@@ -94,10 +105,6 @@ def performance_markdown(report: dict[str, Any]) -> str:
                   f"its median speed-up is {fmt_ratio(median)}."
                   + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
                      if slower else ""), ""]
-    # A width makes Sphinx link the image to its full size.
-    lines += ["```{image} /_generated/bench.png", ":alt: fastbits' speed-up over numpy per case, and the others'",
-              ":width: 100%", "```", ""]
-
     lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
               "numpy (numpy's time over its own: above 1x it is faster); \"wrong\" marks a result "
               "that differs from numpy's (it is not timed), \"n/a\" a case the implementation has "
@@ -108,46 +115,59 @@ def performance_markdown(report: dict[str, Any]) -> str:
             description = impl["description"].removeprefix(f"{impl['name']}: ")
             lines.append(f"* **{titles.get(impl['name'], impl['name'])}**: {description}")
     lines += ["", "The JSON holds the others too (the pure path, onnxruntime on one thread), and the "
-              "chart's right panel draws them."]
-    lines.append("")
+              "charts' right panels draw them.", ""]
+    lines += ["Each operator has a chart, then its tables. On the left, fastbits' speed-up over numpy "
+              "(green: faster, red: slower; a bar that ends in ▶ is cut at the axis' end, its value "
+              "written on it); on the right, every other implementation's, a marker each, on a log "
+              "scale (a cross: a wrong result). The charts of one run share their axes.", ""]
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for case in cases:
         groups.setdefault(case["group"], []).append(case)
     header = ["case", "numpy"] + [titles[name] for name in shown] + ["% ceiling"]
-    for group, members in groups.items():
-        lines += [f"### {group}", ""]
-        rows = []
-        for case in members:
-            res = case["results"]
-            rows.append([case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
-                        + [_speedup(res.get(name)) for name in shown]
-                        + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
-        lines += _table(header, rows)
+    for operator in operators(report):
+        # A width makes Sphinx link the image to its full size.
+        lines += [f"### {operator}", "", f"```{{image}} /_generated/{chart_file(operator)}",
+                  f":alt: {operator}: fastbits' speed-up over numpy per case, and the others'",
+                  ":width: 100%", "```", ""]
+        mine = [(group, members) for group, members in groups.items()
+                if operator_of(members[0]) == operator]
+        for group, members in mine:
+            if len(mine) > 1:
+                lines += [f"#### {group}", ""]
+            rows = []
+            for case in members:
+                res = case["results"]
+                rows.append([case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
+                            + [_speedup(res.get(name)) for name in shown]
+                            + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
+            lines += _table(header, rows)
     return "\n".join(lines)
 
 
-def bad_inputs_markdown(path: pathlib.Path) -> str:
+def bad_inputs_markdown() -> str:
     """Each row of the catalogue, run through fastbits: its name, the error and the message."""
-    import sys
-
     import fastbits
+    from fastbits._bad_inputs import CATALOGUE
 
-    if str(path.parent) not in sys.path:  # the catalogue imports the tests' conftest and support
-        sys.path.insert(0, str(path.parent))
-    loader = importlib.util.spec_from_file_location("catalogue", path)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
     rows = []
-    for name, call, error, _pattern in module.CATALOGUE:
+    for name, call, error, _pattern in CATALOGUE:
         try:
             call(fastbits)
         except error as exc:
             base = next(b.__name__ for b in type(exc).__mro__ if b in (TypeError, ValueError))
             rows.append([name, f"`{type(exc).__name__}` (a `{base}`)", str(exc).replace("\n", " ")])
         else:
-            raise RuntimeError(f"{path.name}: {name!r} raised nothing")
+            raise RuntimeError(f"fastbits._bad_inputs: {name!r} raised nothing")
     return "\n".join(_table(["wrong input", "error", "message"], rows, right_from=3))
+
+
+def settings_markdown() -> str:
+    """The settings' table, from the one place that names them."""
+    from fastbits._config import SETTINGS
+
+    rows = [[f"`{s.name}`", s.default_doc, s.doc] for s in SETTINGS]
+    return "\n".join(_table(["setting", "default", "what it does"], rows, right_from=3))
 
 
 def _write(path: pathlib.Path, text: str) -> None:
@@ -159,10 +179,14 @@ def generate(app: Any) -> None:
     OUT.mkdir(exist_ok=True)
     report = json.loads(BENCH_JSON.read_text(encoding="utf-8"))
     _write(OUT / "performance.md", performance_markdown(report))
-    chart = OUT / "bench.png"
-    if not chart.exists() or chart.stat().st_mtime < BENCH_JSON.stat().st_mtime:
-        save_chart(report, str(chart))
-    _write(OUT / "bad_inputs.md", bad_inputs_markdown(CATALOGUE))
+    # A chart is drawn again when the run or the code that draws it is newer.
+    drawn_from = max(BENCH_JSON.stat().st_mtime, pathlib.Path(plot.__file__).stat().st_mtime)
+    for operator in operators(report):
+        chart = OUT / chart_file(operator)
+        if not chart.exists() or chart.stat().st_mtime < drawn_from:
+            save_chart(report, str(chart), operator)
+    _write(OUT / "bad_inputs.md", bad_inputs_markdown())
+    _write(OUT / "settings.md", settings_markdown())
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -36,8 +36,8 @@ reference evaluator, in one process:
   where the case moves more than the last-level cache
   (:data:`~.timing.OUT_OF_CACHE_BYTES`), and is the cache ceiling below. A
   smaller case has no ceiling, its call's fixed costs bounding it. A row
-  over 110 % of its ceiling is named below the table: the ceiling is not one
-  there.
+  over 110 % of its ceiling is named below the table: it ran faster than the
+  loop timed as its limit, so for that case the ceiling is no upper bound.
 
 The default output is one table, a row a case; ``--verbose`` adds every
 implementation's figures (median, spread, GB/s) case by case.
@@ -107,7 +107,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "packing against numpy, onnxruntime and the onnx reference evaluator, interleaved in one "
                     "process, after checking that every result equals numpy's bit for bit; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(about 10 s on a 2-core machine); --full for the whole suite.",
+                    "(under 10 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps

@@ -2,6 +2,6 @@
 
 import sys
 
-from fastbits._bench import main
+from fastbits.__main__ import run
 
-sys.exit(main())
+sys.exit(run(["bench", *sys.argv[1:]]))
