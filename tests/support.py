@@ -393,6 +393,12 @@ def bitshift_reference(x, y, direction):
     return np.array(results, dtype).reshape(x.shape)
 
 
+def threads_available(runtime):
+    """Whether ``runtime`` (a path's runtime module) has the thread team: the compiled one's
+    does, but in builds without threads."""
+    return runtime.runtime_info()["threads_available"]
+
+
 def run_python(code, **env):
     """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
     tree would shadow the installed package), with the OpenMP and thread variables only as given."""

@@ -15,7 +15,7 @@ import pytest
 import fastbits
 from fastbits import _config, _cpus, _runtime_py
 
-from support import run_python
+from support import run_python, threads_available
 
 SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold", "spin_time",
             "stream_threshold", "task_threads")
@@ -37,9 +37,6 @@ def config(ops, monkeypatch):
     runtime.configure(**before)
     assert runtime.current_config() == before
 
-
-def _threaded(runtime):
-    return runtime.runtime_info()["threads_available"]
 
 
 # --------------------------------------------------------------------------
@@ -79,11 +76,11 @@ def test_values_round_trip(config, ops):
         assert fastbits.get_config()["spin_time"] == expected
         assert type(fastbits.get_config()["spin_time"]) is float
 
-    threads = 3 if _threaded(config) else 1
+    threads = 3 if threads_available(config) else 1
     fastbits.set_config(num_threads=3)
     assert fastbits.get_config()["num_threads"] == threads == ops.get_num_threads()
     ops.set_num_threads(2)
-    assert fastbits.get_config()["num_threads"] == (2 if _threaded(config) else 1)
+    assert fastbits.get_config()["num_threads"] == (2 if threads_available(config) else 1)
     fastbits.set_config(num_threads=np.int32(1))
     assert ops.get_num_threads() == 1 == fastbits.get_config()["num_threads"]
 

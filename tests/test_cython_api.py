@@ -21,7 +21,7 @@ import pytest
 
 import fastbits
 
-from support import INT_DTYPES, random_ints
+from support import INT_DTYPES, bitshift_reference, random_ints
 
 pytestmark = pytest.mark.compiled
 
@@ -147,20 +147,6 @@ def consumer(tmp_path_factory):
 # numpy references: ONNX semantics, the shifts as BitShift-28
 
 
-def _shift_reference(op, x, y):
-    dtype = x.dtype
-    width = dtype.itemsize * 8
-    valid = (y >= 0) & (y < width)  # a negative amount, or one of the width or more: out of range
-    safe = np.where(valid, y, 0).astype(dtype)
-    if op == "shl":
-        unsigned = np.dtype(dtype.str.replace("i", "u"))  # bits shifted out of the type are lost
-        shifted = np.left_shift(x.view(unsigned), safe.view(unsigned)).view(dtype)
-        return np.where(valid, shifted, dtype.type(0)).astype(dtype)
-    shifted = np.right_shift(x, safe)  # numpy: arithmetic for a signed type
-    outside = np.where(x < 0, dtype.type(-1), dtype.type(0)) if dtype.kind == "i" else dtype.type(0)
-    return np.where(valid, shifted, outside).astype(dtype)
-
-
 def reference(op, x, y):
     if op == "and":
         return x & y
@@ -170,7 +156,7 @@ def reference(op, x, y):
         return x ^ y
     if op == "not":
         return ~x
-    return _shift_reference(op, x, np.broadcast_to(y, x.shape))
+    return bitshift_reference(x, np.broadcast_to(y, x.shape), "LEFT" if op == "shl" else "RIGHT")
 
 
 def test_shift_reference_is_onnx():

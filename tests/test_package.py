@@ -11,7 +11,7 @@ import pytest
 
 import fastbits
 
-from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe
+from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe, run_python
 
 
 # Subprocesses run from an empty directory: from the repo root, ``-c`` and ``-m`` would
@@ -19,12 +19,6 @@ from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe
 NEUTRAL_DIR = tempfile.mkdtemp(prefix="fastbits-tests-")
 
 
-def _run(code, **env):
-    environment = {**os.environ, **env}
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, check=True,
-        cwd=NEUTRAL_DIR,
-    ).stdout.strip()
 
 
 def test_backend_is_one_of_two():
@@ -45,9 +39,9 @@ def test_compiled_module_loaded():
 
 
 def test_pure_python_env_forces_pure_path():
-    assert _run("import fastbits; print(fastbits.BACKEND)", FASTBITS_PURE_PYTHON="1") == "python"
+    assert run_python("import fastbits; print(fastbits.BACKEND)", FASTBITS_PURE_PYTHON="1").stdout.strip() == "python"
     code = "import fastbits; print(fastbits.bitcast is fastbits._ops.load('python').bitcast)"
-    assert _run(code, FASTBITS_PURE_PYTHON="1") == "True"
+    assert run_python(code, FASTBITS_PURE_PYTHON="1").stdout.strip() == "True"
 
 
 HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'distributed', 'xarray', 'hypothesis', 'pytest')
@@ -57,7 +51,7 @@ HEAVY = ('ml_dtypes', 'onnx', 'onnxruntime', 'dask', 'distributed', 'xarray', 'h
 def test_import_does_not_import_heavy_modules(pure):
     """``import fastbits`` stays cheap: no ml_dtypes (most of a second), onnx or dask."""
     code = f"import sys, fastbits; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
-    assert _run(code, FASTBITS_PURE_PYTHON=pure) == "[]"
+    assert run_python(code, FASTBITS_PURE_PYTHON=pure).stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("pure", ["", "1"], ids=["default", "pure"])
@@ -82,7 +76,7 @@ def test_ml_dtypes_is_imported_when_a_call_needs_it(pure):
         print(fastbits.unpack(bytes([225, 7]), "int4", (3,)).tolist())
         print(fastbits.pack(fastbits.unpack(bytes([225, 7]), 22, (3,))).tolist())
     """
-    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == [
+    assert run_python(code, FASTBITS_PURE_PYTHON=pure).stdout.strip().splitlines() == [
         "False", "float8_e4m3fn True", "[1, -2, 7]", "[225, 7]"
     ]
     code = """if True:
@@ -94,7 +88,7 @@ def test_ml_dtypes_is_imported_when_a_call_needs_it(pure):
             print(fastbits.pack(x).tolist(), fastbits.bitcast(x, "uint4").tolist())
             print(fastbits.bitcast(np.array([1.5], ml_dtypes.bfloat16), "uint16").tolist())
     """
-    assert _run(code, FASTBITS_PURE_PYTHON=pure).splitlines() == ["[225, 7] [1, 14, 7]", "[16320]"] * 2
+    assert run_python(code, FASTBITS_PURE_PYTHON=pure).stdout.strip().splitlines() == ["[225, 7] [1, 14, 7]", "[16320]"] * 2
 
 
 def test_public_names():

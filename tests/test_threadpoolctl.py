@@ -8,11 +8,9 @@ import numpy as np
 import pytest
 
 import fastbits
+from support import threads_available
 
 
-
-def _threaded(runtime):
-    return runtime.runtime_info()["threads_available"]
 
 
 @pytest.fixture
@@ -38,7 +36,7 @@ def test_threadpoolctl_lists_the_team(threadpoolctl):
         assert os.path.realpath(entry["filepath"]) == os.path.realpath(_runtime.__file__)
         assert entry["internal_api"] == "fastbits"
         assert entry["version"] == fastbits.__version__
-        assert entry["num_threads"] == fastbits.get_num_threads() == (2 if _threaded(_runtime) else 1)
+        assert entry["num_threads"] == fastbits.get_num_threads() == (2 if threads_available(_runtime) else 1)
 
 
 @pytest.mark.compiled
@@ -50,7 +48,7 @@ def test_threadpool_limits_limits_the_team(threadpoolctl):
     b = rng.integers(0, 2**32, 1 << 21, dtype=np.uint32)
     with fastbits.config_context(num_threads=2, grain_cached=1 << 20):
         old = fastbits.get_num_threads()
-        assert old == (2 if _threaded(_runtime) else 1)
+        assert old == (2 if threads_available(_runtime) else 1)
         with threadpoolctl.threadpool_limits(1):
             assert fastbits.get_num_threads() == 1 == fastbits.get_config()["num_threads"]
             assert _fastbits_pools(threadpoolctl)[0]["num_threads"] == 1
