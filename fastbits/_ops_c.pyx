@@ -191,6 +191,76 @@ cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize
     return total
 
 
+cdef int _broadcast(fb_plan* pl, object A, object B, char* scalar, cnp.npy_intp* shape) noexcept:
+    """The broadcast shape of ``A`` and ``B`` (ndarrays, or None for the value at ``scalar``)
+    in ``shape`` and ``pl.n``, their data and strides (0 on broadcast axes) in ``pl``; returns
+    the number of axes, or -1 when the shapes do not broadcast."""
+    cdef int nd = 0, d, i, k
+    cdef int nds[3]
+    cdef cnp.npy_intp* dims[3]
+    cdef cnp.npy_intp* strides[3]
+    cdef cnp.npy_intp m
+    for k in range(1, 3):
+        C = A if k == 1 else B
+        nds[k] = 0 if C is None else cnp.PyArray_NDIM(<cnp.ndarray>C)
+        dims[k] = NULL if C is None else cnp.PyArray_DIMS(<cnp.ndarray>C)
+        strides[k] = NULL if C is None else cnp.PyArray_STRIDES(<cnp.ndarray>C)
+        pl.p[k] = scalar if C is None else <char*>cnp.PyArray_DATA(<cnp.ndarray>C)
+        nd = nds[k] if nds[k] > nd else nd
+    for d in range(nd):
+        shape[d] = 1
+        for k in range(1, 3):
+            i = d - (nd - nds[k])
+            m = dims[k][i] if i >= 0 else 1
+            if m != 1 and shape[d] != 1 and m != shape[d]:
+                return -1
+            if m != 1:
+                shape[d] = m
+            pl.s[k][d] = strides[k][i] if m != 1 else 0
+        pl.n[d] = shape[d]
+    return nd
+
+
+cdef inline bint _out_fits(object out, int code, int nd, const cnp.npy_intp* shape) noexcept:
+    """``out`` is a writeable base-class ndarray of type ``code`` (native, aligned) and of
+    ``shape``: what every fast path asks of it first."""
+    cdef int d
+    if (not cnp.PyArray_CheckExact(out) or _int_code(<cnp.ndarray>out) != code
+            or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd):
+        return False
+    for d in range(nd):
+        if cnp.PyArray_DIMS(<cnp.ndarray>out)[d] != shape[d]:
+            return False
+    return True
+
+
+cdef bint _writes_into(const fb_plan* pl, cnp.ndarray O, object A, object B, int nd) noexcept:
+    """The engine writes ``O`` as it is: no two of its indexes on one element, and each input
+    apart from it or mapped onto it element for element (else the slow path computes a fresh
+    result, then copies it into ``O``)."""
+    cdef int k, d, itemsize = <int>cnp.PyArray_ITEMSIZE(O)
+    cdef char* lo0
+    cdef char* hi0
+    cdef char* lo1
+    cdef char* hi1
+    if _self_overlaps(O):
+        return False
+    _extent(O, itemsize, &lo0, &hi0)
+    for k in range(1, 3):
+        C = A if k == 1 else B
+        if C is None:
+            continue
+        _extent(<cnp.ndarray>C, itemsize, &lo1, &hi1)
+        if hi1 <= lo0 or hi0 <= lo1:
+            continue
+        if (<char*>cnp.PyArray_DATA(<cnp.ndarray>C)) != (<char*>cnp.PyArray_DATA(O)):
+            return False
+        for d in range(nd):
+            if pl.n[d] != 1 and pl.s[k][d] != cnp.PyArray_STRIDES(O)[d]:
+                return False
+    return True
+
+
 cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out):
     """``op`` of two checked operands of type ``code`` (native, aligned), broadcast.
 
@@ -200,75 +270,27 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
     """
     cdef fb_plan pl
-    cdef int nd, d, i, k, itemsize = T.itemsize[code]
-    cdef int nds[3]
-    cdef cnp.npy_intp* dims[3]
-    cdef cnp.npy_intp* strides[3]
+    cdef int d, itemsize = T.itemsize[code]
     cdef cnp.npy_intp shape[FB_MAXD]
-    cdef cnp.npy_intp m
-    cdef cnp.ndarray O, C
-    cdef char* lo0
-    cdef char* hi0
-    cdef char* lo1
-    cdef char* hi1
-    cdef Py_ssize_t total
-    nd = 0
-    for k in range(1, 3):
-        C = A if k == 1 else B
-        nds[k] = 0 if C is None else cnp.PyArray_NDIM(C)
-        dims[k] = NULL if C is None else cnp.PyArray_DIMS(C)
-        strides[k] = NULL if C is None else cnp.PyArray_STRIDES(C)
-        pl.p[k] = scalar if C is None else <char*>cnp.PyArray_DATA(C)
-        nd = nds[k] if nds[k] > nd else nd
-    for d in range(nd):
-        shape[d] = 1
-        for k in range(1, 3):
-            i = d - (nd - nds[k])
-            m = dims[k][i] if i >= 0 else 1
-            if m != 1 and shape[d] != 1 and m != shape[d]:
-                return None
-            if m != 1:
-                shape[d] = m
-            pl.s[k][d] = strides[k][i] if m != 1 else 0
-        pl.n[d] = shape[d]
-    total = _nbytes_or_minus_one(nd, shape, itemsize)
+    cdef int nd = _broadcast(&pl, A, B, scalar, shape)
+    cdef Py_ssize_t total = _nbytes_or_minus_one(nd, shape, itemsize) if nd >= 0 else -1
     if total < 0:
-        return None  # more bytes than an array can hold: allocate raises on the slow path
+        return None  # no broadcast, or more bytes than an array holds: the slow path raises
     if out is None:
         O = new_array(nd, shape, T.descr[code], total, opname)
+    elif not _out_fits(out, code, nd, shape):
+        return None
+    elif total == 0:
+        return out
+    elif not _writes_into(&pl, <cnp.ndarray>out, A, B, nd):
+        return None
     else:
-        if not cnp.PyArray_CheckExact(out):
-            return None
-        O = <cnp.ndarray>out
-        if _int_code(O) != code or cnp.PyArray_NDIM(O) != nd or not cnp.PyArray_ISWRITEABLE(O):
-            return None
-        for d in range(nd):
-            if cnp.PyArray_DIMS(O)[d] != shape[d]:
-                return None
-        if _self_overlaps(O):
-            return None
-        if total == 0:
-            return out
-        # an input that overlaps out, unless it maps element to element onto it: the slow
-        # path computes a fresh result, then copies it into out
-        _extent(O, itemsize, &lo0, &hi0)
-        for k in range(1, 3):
-            C = A if k == 1 else B
-            if C is None:
-                continue
-            _extent(C, itemsize, &lo1, &hi1)
-            if hi1 <= lo0 or hi0 <= lo1:
-                continue
-            if (<char*>cnp.PyArray_DATA(C)) != (<char*>cnp.PyArray_DATA(O)):
-                return None
-            for d in range(nd):
-                if shape[d] != 1 and pl.s[k][d] != cnp.PyArray_STRIDES(O)[d]:
-                    return None
+        O = out
     for d in range(nd):
-        pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
+        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
     pl.nd = nd
     pl.kernel = _integer_kernel(_kernel_op(op, code), itemsize)
-    pl.p[0] = <char*>cnp.PyArray_DATA(O)
+    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
     run(&pl)
     return O
 
@@ -319,9 +341,8 @@ cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcep
     cdef char* a = <char*>cnp.PyArray_DATA(A)
     cdef char* b = <char*>cnp.PyArray_DATA(B)
     cdef char* o
-    if (not cnp.PyArray_CheckExact(out) or _int_code(<cnp.ndarray>out) != code
-            or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)
-            or cnp.PyArray_NDIM(<cnp.ndarray>out) != cnp.PyArray_NDIM(A) or not _same_dims(<cnp.ndarray>out, A)):
+    if (not _out_fits(out, code, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A))
+            or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)):
         return False
     o = <char*>cnp.PyArray_DATA(<cnp.ndarray>out)
     return (a == o or a + n <= o or o + n <= a) and (b == o or b + n <= o or o + n <= b)

@@ -35,7 +35,7 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
 
 /* Where the output is contiguous: da and db are the inputs' strides in elements, constants at
    each call below, so that each layout is vectorized on its own. */
-#define DEFINE_BINARY(NAME, T, S, W, EXPR)                                                        \
+#define DEFINE_BINARY_LOOPS(NAME, T, S, W, EXPR)                                                  \
     static inline void NAME##_step(T *o, const T *a, const T *b, fb_ssize n, fb_ssize da,         \
                                    fb_ssize db) {                                                 \
         fb_ssize i;                                                                               \
@@ -44,9 +44,7 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
             o[i] = EXPR(T, S, W);                                                                 \
         }                                                                                         \
     }                                                                                             \
-    FB_CLONES static void NAME##_vv(T *o, const T *a, const T *b, fb_ssize n) {                   \
-        NAME##_step(o, a, b, n, 1, 1);                                                            \
-    }                                                                                             \
+    /* one value for all: passed by value, so that the store to o cannot change it */            \
     FB_CLONES static void NAME##_vs(T *o, const T *a, T y, fb_ssize n) {                          \
         fb_ssize i;                                                                               \
         for (i = 0; i < n; i++) {                                                                 \
@@ -58,6 +56,20 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
         fb_ssize i;                                                                               \
         for (i = 0; i < n; i++) {                                                                 \
             const T y = b[i];                                                                     \
+            o[i] = EXPR(T, S, W);                                                                 \
+        }                                                                                         \
+    }                                                                                             \
+    FB_CLONES static void NAME##_r_s(T *o, const T *a, T y, fb_ssize n) {                         \
+        fb_ssize i;                                                                               \
+        for (i = 0; i < n; i++) {                                                                 \
+            const T x = a[-i];                                                                    \
+            o[i] = EXPR(T, S, W);                                                                 \
+        }                                                                                         \
+    }                                                                                             \
+    FB_CLONES static void NAME##_s_r(T *o, T x, const T *b, fb_ssize n) {                         \
+        fb_ssize i;                                                                               \
+        for (i = 0; i < n; i++) {                                                                 \
+            const T y = b[-i];                                                                    \
             o[i] = EXPR(T, S, W);                                                                 \
         }                                                                                         \
     }                                                                                             \
@@ -76,38 +88,9 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
             o[i] = EXPR(T, S, W);                                                                 \
         }                                                                                         \
     }                                                                                             \
-    FB_CLONES static void NAME##_v_v2(T *o, const T *a, const T *b, fb_ssize n) {                 \
-        NAME##_step(o, a, b, n, 1, 2);                                                            \
-    }                                                                                             \
-    FB_CLONES static void NAME##_v2_v(T *o, const T *a, const T *b, fb_ssize n) {                 \
-        NAME##_step(o, a, b, n, 2, 1);                                                            \
-    }                                                                                             \
-    FB_CLONES static void NAME##_v2_v2(T *o, const T *a, const T *b, fb_ssize n) {                \
-        NAME##_step(o, a, b, n, 2, 2);                                                            \
-    }                                                                                             \
-    FB_CLONES static void NAME##_r_v(T *o, const T *a, const T *b, fb_ssize n) {                  \
-        NAME##_step(o, a, b, n, -1, 1);                                                           \
-    }                                                                                             \
-    FB_CLONES static void NAME##_v_r(T *o, const T *a, const T *b, fb_ssize n) {                  \
-        NAME##_step(o, a, b, n, 1, -1);                                                           \
-    }                                                                                             \
-    FB_CLONES static void NAME##_r_r(T *o, const T *a, const T *b, fb_ssize n) {                  \
-        NAME##_step(o, a, b, n, -1, -1);                                                          \
-    }                                                                                             \
-    FB_CLONES static void NAME##_r_s(T *o, const T *a, T y, fb_ssize n) {                         \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[-i];                                                                    \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    FB_CLONES static void NAME##_s_r(T *o, T x, const T *b, fb_ssize n) {                         \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T y = b[-i];                                                                    \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
+    LAYOUT(NAME, T, vv, 1, 1) LAYOUT(NAME, T, v_v2, 1, 2) LAYOUT(NAME, T, v2_v, 2, 1)             \
+    LAYOUT(NAME, T, v2_v2, 2, 2) LAYOUT(NAME, T, r_v, -1, 1) LAYOUT(NAME, T, v_r, 1, -1)          \
+    LAYOUT(NAME, T, r_r, -1, -1)                                                                  \
     static void NAME##_strided(char *o, const char *a, const char *b, fb_ssize n, fb_ssize so,    \
                                fb_ssize sa, fb_ssize sb) {                                        \
         fb_ssize i;                                                                               \
@@ -121,52 +104,54 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
         if (kind == 0) NAME##_vv(o, a, b, n);                                                     \
         else if (kind == 1) NAME##_vs(o, a, *b, n);                                               \
         else NAME##_sv(o, *a, b, n);                                                              \
-    }                                                                                             \
+    }
+
+/* A loop of two inputs with the strides da and db (in elements) that the compiler knows. */
+#define LAYOUT(NAME, T, SUFFIX, DA, DB)                                                           \
+    FB_CLONES static void NAME##_##SUFFIX(T *o, const T *a, const T *b, fb_ssize n) {             \
+        NAME##_step(o, a, b, n, DA, DB);                                                          \
+    }
+
+/* One row: the loop of its layout (strides in bytes, of any sign); a large contiguous result
+   streamed (NAME##_stream, below), an output that is an input run in place, never streamed. */
+#define DEFINE_BINARY_ROW(NAME, T, S, W, EXPR)                                                    \
     static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind);  /* below */ \
     static void NAME##_row(int stream, char *po, const char *pa, const char *pb, fb_ssize n,      \
                            fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
         const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
         T *o = (T *)po;                                                                           \
         const T *a = (const T *)pa, *b = (const T *)pb;                                           \
-        /* an output that is an input runs in place, never streamed */                           \
         stream = row_streams(stream, o, n, w);                                                    \
-        if (so == w) {                                                                            \
-            if (sa == w) {                                                                        \
-                if (sb == w) {                                                                    \
-                    if (o == a) NAME##_into_a(o, b, 1, n);                                        \
-                    else if (o == b) NAME##_into_b(o, a, 1, n);                                   \
-                    else if (stream) NAME##_stream(o, a, b, n, 0);                                \
-                    else NAME##_vv(o, a, b, n);                                                   \
-                    return;                                                                       \
-                }                                                                                 \
-                if (sb == 0) {                                                                    \
-                    if (o == a) NAME##_into_a(o, b, 0, n);                                        \
-                    else if (stream) NAME##_stream(o, a, b, n, 1);                                \
-                    else NAME##_vs(o, a, *b, n);                                                  \
-                    return;                                                                       \
-                }                                                                                 \
-                if (sb == 2 * w) { NAME##_v_v2(o, a, b, n); return; }                             \
-                if (sb == -w) { NAME##_v_r(o, a, b, n); return; }                                 \
-            } else if (sa == 0) {                                                                 \
-                if (sb == w) {                                                                    \
-                    if (o == b) NAME##_into_b(o, a, 0, n);                                        \
-                    else if (stream) NAME##_stream(o, a, b, n, 2);                                \
-                    else NAME##_sv(o, *a, b, n);                                                  \
-                    return;                                                                       \
-                }                                                                                 \
-                if (sb == 0) { NAME##_step(o, a, b, n, 0, 0); return; }                           \
-                if (sb == -w) { NAME##_s_r(o, *a, b, n); return; }                                \
-            } else if (sa == 2 * w) {                                                             \
-                if (sb == w) { NAME##_v2_v(o, a, b, n); return; }                                 \
-                if (sb == 2 * w) { NAME##_v2_v2(o, a, b, n); return; }                            \
-            } else if (sa == -w) {                                                                \
-                if (sb == w) { NAME##_r_v(o, a, b, n); return; }                                  \
-                if (sb == 0) { NAME##_r_s(o, a, *b, n); return; }                                 \
-                if (sb == -w) { NAME##_r_r(o, a, b, n); return; }                                 \
-            }                                                                                     \
-        }                                                                                         \
-        NAME##_strided(po, pa, pb, n, so, sa, sb);                                                \
+        if (so != w) {                                                                            \
+            NAME##_strided(po, pa, pb, n, so, sa, sb);                                            \
+        } else if (sa == w && sb == w) {                                                          \
+            if (o == a) NAME##_into_a(o, b, 1, n);                                                \
+            else if (o == b) NAME##_into_b(o, a, 1, n);                                           \
+            else if (stream) NAME##_stream(o, a, b, n, 0);                                        \
+            else NAME##_vv(o, a, b, n);                                                           \
+        } else if (sa == w && sb == 0) {                                                          \
+            if (o == a) NAME##_into_a(o, b, 0, n);                                                \
+            else if (stream) NAME##_stream(o, a, b, n, 1);                                        \
+            else NAME##_vs(o, a, *b, n);                                                          \
+        } else if (sa == 0 && sb == w) {                                                         \
+            if (o == b) NAME##_into_b(o, a, 0, n);                                                \
+            else if (stream) NAME##_stream(o, a, b, n, 2);                                        \
+            else NAME##_sv(o, *a, b, n);                                                          \
+        } else if (sa == 0 && sb == 0) NAME##_step(o, a, b, n, 0, 0);                             \
+        else if (sa == w && sb == 2 * w) NAME##_v_v2(o, a, b, n);                                 \
+        else if (sa == w && sb == -w) NAME##_v_r(o, a, b, n);                                     \
+        else if (sa == 0 && sb == -w) NAME##_s_r(o, *a, b, n);                                    \
+        else if (sa == 2 * w && sb == w) NAME##_v2_v(o, a, b, n);                                 \
+        else if (sa == 2 * w && sb == 2 * w) NAME##_v2_v2(o, a, b, n);                            \
+        else if (sa == -w && sb == w) NAME##_r_v(o, a, b, n);                                     \
+        else if (sa == -w && sb == 0) NAME##_r_s(o, a, *b, n);                                    \
+        else if (sa == -w && sb == -w) NAME##_r_r(o, a, b, n);                                    \
+        else NAME##_strided(po, pa, pb, n, so, sa, sb);                                           \
     }
+
+#define DEFINE_BINARY(NAME, T, S, W, EXPR)                                                        \
+    DEFINE_BINARY_LOOPS(NAME, T, S, W, EXPR)                                                      \
+    DEFINE_BINARY_ROW(NAME, T, S, W, EXPR)
 
 #define DEFINE_UNARY(NAME, T, S, W, EXPR)                                                         \
     static inline void NAME##_step(T *o, const T *a, fb_ssize n, fb_ssize da) {                   \
