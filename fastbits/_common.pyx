@@ -18,6 +18,7 @@ unpack's ``to`` resolved to.
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.string cimport memset
 
 from importlib import import_module
@@ -112,21 +113,26 @@ cdef inline bint _plain(PyObject* value) noexcept:
 
 
 cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef Py_ssize_t i, nkw = 0
     cdef PyObject* option = <PyObject*>self.default
     if kwnames == NULL:
         if nargs != self.npositional:
             _refuse(self, args, nargs, kwnames)
-    else:
-        nkw = len(<tuple>kwnames)
-        name = (<tuple>kwnames)[0] if nkw == 1 else None
-        if (nargs != self.npositional or nkw != 1 or self.keyword is None
-                or not (name is self.keyword or name == self.keyword)):
-            _refuse(self, args, nargs, kwnames)
+    elif (nargs == self.npositional and PyTuple_GET_SIZE(<object>kwnames) == 1 and self.keyword is not None
+          and (PyTuple_GET_ITEM(<object>kwnames, 0) == <PyObject*>self.keyword
+               or <object>PyTuple_GET_ITEM(<object>kwnames, 0) == self.keyword)):
         option = args[nargs]
+    else:
+        _refuse(self, args, nargs, kwnames)
     result = self.fast(self, args, option)
     if result is not None:
         return result
+    return _not_fast(self, args, nargs, kwnames, option)
+
+
+cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames, PyObject* option):
+    """A call the fast path did not take: an adapter's, where an operand is one of its arrays;
+    else the slow path's."""
+    cdef Py_ssize_t i
     for i in range(self.noperands):
         if not _plain(args[i]):
             adapter = adapter_for(tuple([<object>args[k] for k in range(self.noperands)]))

@@ -26,9 +26,26 @@ typedef struct {
     fb_ssize stream_threshold;     /* bytes moved from which a result is streamed */
 } fb_config_t;
 
+/* Where the settings are kept (config.c): read them through fb_config_get, change them through
+   the functions below. */
+extern FB_HIDDEN struct fb_settings {
+    int thread_limit;
+    fb_ssize grains[FB_GRAIN_KINDS];
+    fb_ssize stream_bytes;
+    int local_limits; /* whether any thread ever set its own limit: else no call reads one */
+} fb_settings;
+extern FB_HIDDEN FB_THREAD_LOCAL int fb_local_limit;
+
 /* The settings in force for a call on this thread: the process-wide ones, with num_threads
-   capped by this thread's own limit (fb_local_threads_set) where it has one. */
-void fb_config_get(fb_config_t *config);
+   capped by this thread's own limit (fb_local_threads_set) where it has one.  Inline: every
+   call takes one, the smallest included. */
+static inline void fb_config_get(fb_config_t *config) {
+    int k, n = FB_THREADS ? FB_LOAD(&fb_settings.thread_limit) : 1;
+    if (FB_LOAD(&fb_settings.local_limits) && fb_local_limit > 0 && fb_local_limit < n) n = fb_local_limit;
+    config->num_threads = n < FB_MAX_THREADS ? n : FB_MAX_THREADS;
+    for (k = 0; k < FB_GRAIN_KINDS; k++) config->grain[k] = FB_LOAD(&fb_settings.grains[k]);
+    config->stream_threshold = FB_LOAD(&fb_settings.stream_bytes);
+}
 
 /* Process-wide settings.  The thread limit is kept as given (at least 1); a call uses at most
    FB_MAX_THREADS of it, and 1 in a build without the team. */
@@ -52,7 +69,9 @@ FB_EXPORT void fastbits_set_num_threads(int n);
    min(num_threads, max(1, work / grain)), and never more than ``units`` (the pieces its loop
    can be cut into).  The engine (engine.c) asks it for every call, on one snapshot. */
 static inline int fb_threads_for(const fb_config_t *config, int kind, fb_ssize work, fb_ssize units) {
-    fb_ssize n = work / config->grain[kind];
+    fb_ssize n;
+    if (work < 2 * config->grain[kind] || units < 2) return 1; /* the same, without a division */
+    n = work / config->grain[kind];
     if (n > config->num_threads) n = config->num_threads;
     if (n > units) n = units;
     return n < 1 ? 1 : (int)n;

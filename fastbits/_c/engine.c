@@ -359,18 +359,6 @@ void fb_engine_run(fb_plan *pl) {
     pl->scratch = pl->tile = NULL;
 }
 
-int fb_engine_inline(fb_kernel *kernel, fb_ssize n) {
-    const int ninputs = fb_op_unary(kernel->op) ? 1 : 2;
-    fb_config_t config;
-    int kind;
-    fb_config_get(&config);
-    kernel->stream = n * kernel->width * (1 + ninputs) >= config.stream_threshold;
-    kind = kernel->stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
-    if (fb_threads_for(&config, kind, n * kernel->width, n) > 1) return 0;
-    fb_team_note_inline();
-    return 1;
-}
-
 void fb_engine_parallel(fb_share_fn fn, void *ctx, int kind, fb_ssize work, fb_ssize units, int *nshares) {
     fb_config_t config;
     fb_config_get(&config);

@@ -50,8 +50,18 @@ void fb_engine_run(fb_plan *plan);
 /* Whether ``n`` contiguous elements of ``kernel`` (each input contiguous too) run on their
    caller by the grain rule, with the kernel's stream flag set as fb_engine_plan sets it for
    them; if so, the call counts as this thread's last (fb_team_last_shares).  The entry points'
-   one-row path for small calls asks it. */
-int fb_engine_inline(fb_kernel *kernel, fb_ssize n);
+   one-row path for small calls asks it; inline, as it runs on every small call. */
+static inline int fb_engine_inline(fb_kernel *kernel, fb_ssize n) {
+    const fb_ssize work = n * kernel->width;
+    fb_config_t config;
+    int kind;
+    fb_config_get(&config);
+    kernel->stream = work * (fb_op_unary(kernel->op) ? 2 : 3) >= config.stream_threshold;
+    kind = kernel->stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
+    if (fb_threads_for(&config, kind, work, n) > 1) return 0;
+    fb_team_note_inline();
+    return 1;
+}
 
 /* Run ``fn``'s shares of ``work`` bytes of work of grain kind ``kind`` (config.h) cut into
    ``units`` pieces: the threads the grain rule gives it, share 0 on the caller. */

@@ -524,7 +524,6 @@ static const row_fn rows[FB_OP_COPY][4] = {
     WIDTH_ROWS(shr), WIDTH_ROWS(sar), WIDTH_ROWS(not),
 };
 
-int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY; }
 
 static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {

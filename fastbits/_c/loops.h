@@ -34,7 +34,7 @@ typedef struct {
 } fb_kernel;
 
 /* 1 for the ops that read one input. */
-int fb_op_unary(int op);
+static inline int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY; }
 
 /* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
