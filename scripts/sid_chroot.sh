@@ -143,6 +143,9 @@ chroot_ensure() {
         chroot_run "$chroot_dir" apt-get update -qq
         chroot_run "$chroot_dir" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
         echo "$*" >"$chroot_dir/.fastbits-packages"
+        # ca-certificates, pulled in by the packages, writes its own bundle over the host's:
+        # the host's again, or pip in the chroot cannot verify the registry it reaches.
+        chroot_copy_config "$chroot_dir"
     fi
 }
 
