@@ -43,7 +43,7 @@ MODULES = {
         "fastbits/_c/engine.c", *LOOPS,
     ],
     "fastbits._common": ["fastbits/_common.pyx"],
-    "fastbits._ops_c": ["fastbits/_ops_c.pyx"],
+    "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
     "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
     "fastbits.kernels": ["fastbits/kernels.pyx", *LOOPS],
 }

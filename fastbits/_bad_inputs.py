@@ -113,16 +113,16 @@ CATALOGUE = [
      ArgumentTypeError, r"^set_config: 'num_threads' must be a positive int, not str 'two'$"),
     ("positional-only argument by keyword", lambda o: o.bitshift(U8, 1, direction="LEFT"),
      ArgumentTypeError, r"^bitshift: 'direction' is positional-only, not a keyword; "
-     r"expected bitshift\(x, y, direction, /, \*, out=None\)$"),
+     r"expected bitshift\(x, y, direction, /, \*, out=None, order='K'\)$"),
     ("positional-only arguments by keyword", lambda o: o.bitwise_and(a=I32, b=I32),
      ArgumentTypeError, r"^bitwise_and: 'a', 'b' are positional-only, not keywords; "
-     r"expected bitwise_and\(a, b, /, \*, out=None\)$"),
+     r"expected bitwise_and\(a, b, /, \*, out=None, order='K'\)$"),
     ("argument missing", lambda o: o.bitcast(I32),
      ArgumentTypeError, r"^bitcast: missing 'to'; expected bitcast\(x, to, /, \*, copy=False\)$"),
     ("too many arguments", lambda o: o.bitcast(I32, "float", True),
      ArgumentTypeError, r"^bitcast: 3 positional arguments given, 2 taken; expected bitcast\(x, to, /, \*, copy=False\)$"),
     ("unexpected keyword argument", lambda o: o.bitwise_not(I32, where=True),
-     ArgumentTypeError, r"^bitwise_not: unexpected keyword argument 'where'; expected bitwise_not\(x, /, \*, out=None\)$"),
+     ArgumentTypeError, r"^bitwise_not: unexpected keyword argument 'where'; expected bitwise_not\(x, /, \*, out=None, order='K'\)$"),
     ("argument to get_num_threads", lambda o: o.get_num_threads(2),
      ArgumentTypeError, r"^get_num_threads: 1 positional argument given, 0 taken; expected get_num_threads\(\)$"),
 ]

@@ -7,6 +7,7 @@ from libc.stdint cimport uint8_t
 
 cdef extern from "_c/platform.h":
     const int FB_SANITIZED
+    enum: FB_MAXD
 
 
 cdef extern from "_c/config.h":
@@ -76,7 +77,6 @@ cdef extern from "_c/loops.h":
 
 
 cdef extern from "_c/engine.h":
-    enum: FB_MAXD
     ctypedef struct fb_plan:
         fb_kernel kernel
         int nd
@@ -96,3 +96,15 @@ cdef extern from "_c/pack.h":
     void fb_pack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil
     void fb_pack_mapped(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits, const uint8_t* map) noexcept nogil
     void fb_unpack(uint8_t* o, const uint8_t* a, Py_ssize_t n, int bits) noexcept nogil
+
+
+cdef extern from "_c/layout.h":
+    enum:
+        FB_ORDER_K
+        FB_ORDER_C
+        FB_ORDER_F
+        FB_ORDER_A
+    int fb_layout(int order, int nd, const Py_ssize_t* shape, Py_ssize_t itemsize, int nop,
+                  const Py_ssize_t* const* strides, int all_f, Py_ssize_t* out_strides) noexcept nogil
+    int fb_layout_copy(int nd, const Py_ssize_t* shape, const Py_ssize_t* strides, Py_ssize_t itemsize,
+                       int c_contiguous, int f_contiguous, Py_ssize_t* out_strides) noexcept nogil

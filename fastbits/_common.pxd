@@ -40,10 +40,15 @@ cdef extern from "Python.h":
         const char* ml_doc
 
 
-# A public function's two paths, given its positional arguments and its keyword's value (its
-# default when not given): ``fast``, decided at C level, returns None for a call it does not
-# take; ``slow`` takes every call (the spec's checks, then the kernels).
-ctypedef object (*path_fn)(Entry entry, PyObject** args, PyObject* option)
+cdef enum:
+    MAX_KEYWORDS = 2     # keyword-only parameters of a public function (out and order)
+
+
+# A public function's two paths, given its positional arguments and its keyword-only ones'
+# values in spec.SIGNATURES' order (each its default when not given): ``fast``, decided at C
+# level, returns None for a call it does not take; ``slow`` takes every call (the spec's
+# checks, then the kernels).
+ctypedef object (*path_fn)(Entry entry, PyObject** args, PyObject** options)
 
 
 cdef class Entry:
@@ -53,8 +58,8 @@ cdef class Entry:
     cdef readonly str opname     # the operator its errors name (BitwiseAnd, pack, ...)
     cdef Py_ssize_t npositional
     cdef Py_ssize_t noperands    # the positional arguments an adapter may take (_dispatch.OPERANDS)
-    cdef str keyword             # its keyword-only parameter, or None
-    cdef object default          # that parameter's default
+    cdef tuple keywords          # its keyword-only parameters' names
+    cdef tuple defaults          # and their defaults
     cdef readonly int op         # what the paths need to know of the operator (its loop)
     cdef path_fn fast
     cdef path_fn slow

@@ -113,23 +113,38 @@ cdef inline bint _plain(PyObject* value) noexcept:
 
 
 cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* option = <PyObject*>self.default
-    if kwnames == NULL:
-        if nargs != self.npositional:
-            _refuse(self, args, nargs, kwnames)
-    elif (nargs == self.npositional and PyTuple_GET_SIZE(<object>kwnames) == 1 and self.keyword is not None
-          and (PyTuple_GET_ITEM(<object>kwnames, 0) == <PyObject*>self.keyword
-               or <object>PyTuple_GET_ITEM(<object>kwnames, 0) == self.keyword)):
-        option = args[nargs]
-    else:
+    cdef PyObject* options[MAX_KEYWORDS]
+    cdef Py_ssize_t i, j, nkw
+    for j in range(PyTuple_GET_SIZE(self.defaults)):
+        options[j] = PyTuple_GET_ITEM(self.defaults, j)
+    if nargs != self.npositional:
         _refuse(self, args, nargs, kwnames)
-    result = self.fast(self, args, option)
+    if kwnames != NULL:
+        nkw = PyTuple_GET_SIZE(<object>kwnames)
+        for i in range(nkw):
+            j = _slot(self.keywords, PyTuple_GET_ITEM(<object>kwnames, i))
+            if j < 0:
+                _refuse(self, args, nargs, kwnames)
+            options[j] = args[nargs + i]
+    result = self.fast(self, args, options)
     if result is not None:
         return result
-    return _not_fast(self, args, nargs, kwnames, option)
+    return _not_fast(self, args, nargs, kwnames, options)
 
 
-cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames, PyObject* option):
+cdef inline Py_ssize_t _slot(tuple keywords, PyObject* name) noexcept:
+    """The index of keyword ``name`` in ``keywords`` (the interned name first), else -1."""
+    cdef Py_ssize_t j
+    for j in range(PyTuple_GET_SIZE(keywords)):
+        if PyTuple_GET_ITEM(keywords, j) == name:
+            return j
+    for j in range(PyTuple_GET_SIZE(keywords)):
+        if <object>PyTuple_GET_ITEM(keywords, j) == <object>name:
+            return j
+    return -1
+
+
+cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames, PyObject** options):
     """A call the fast path did not take: an adapter's, where an operand is one of its arrays;
     else the slow path's."""
     cdef Py_ssize_t i
@@ -138,10 +153,11 @@ cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* k
             adapter = adapter_for(tuple([<object>args[k] for k in range(self.noperands)]))
             if adapter is not None:
                 given = tuple([<object>args[k] for k in range(nargs)])
-                options = {} if kwnames == NULL else {self.keyword: <object>option}
-                return adapter.call(self.name, self.function, given, options)
+                names = () if kwnames == NULL else <tuple>kwnames
+                chosen = {name: <object>options[_slot(self.keywords, <PyObject*>name)] for name in names}
+                return adapter.call(self.name, self.function, given, chosen)
             break
-    return self.slow(self, args, option)
+    return self.slow(self, args, options)
 
 
 cdef int _refuse(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames) except -1:
@@ -149,7 +165,7 @@ cdef int _refuse(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwname
     cdef Py_ssize_t i, nkw = 0 if kwnames == NULL else len(<tuple>kwnames)
     given = tuple([<object>args[i] for i in range(nargs)])
     unexpected = {(<tuple>kwnames)[i]: <object>args[nargs + i] for i in range(nkw)
-                  if (<tuple>kwnames)[i] != self.keyword}
+                  if (<tuple>kwnames)[i] not in self.keywords}
     raise spec.call_error(self.name, given, unexpected)
 
 
@@ -161,8 +177,10 @@ cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow
     entry.reference = reference
     entry.npositional = len(names)
     entry.noperands = OPERANDS[name]
-    entry.keyword = next(iter(options), None)
-    entry.default = options.get(entry.keyword)
+    entry.keywords = tuple(options)
+    entry.defaults = tuple(options.values())
+    if len(entry.keywords) > MAX_KEYWORDS:
+        raise ValueError(f"fastbits._common: {name} has more than {MAX_KEYWORDS} keyword-only parameters")
     entry.op = op
     entry.fast = fast
     entry.slow = slow

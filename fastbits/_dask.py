@@ -67,7 +67,7 @@ def _refuse_out(op: str, out: Any) -> None:
 
 
 def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], out: Any,
-                params: tuple[Any, ...] = ()) -> Any:
+                params: tuple[Any, ...] = (), order: Any = "K") -> Any:
     """``func(*blocks, *params)`` over the numpy-style broadcast of ``operands``, lazily.
 
     Parameters
@@ -83,6 +83,8 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
         Refused unless None: a lazy result has no array to write into.
     params : tuple
         The arguments after the operands (BitShift's checked ``direction``).
+    order : str
+        The layout of each block's result (checked here, applied by ``func``).
 
     Returns
     -------
@@ -92,6 +94,7 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
     """
     import dask.array as da
 
+    order = spec.check_order(op, order)
     _refuse_out(op, out)
     stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in operands]
     if len(operands) == 2:
@@ -111,7 +114,7 @@ def elementwise(func: Callable[..., Any], op: str, operands: tuple[Any, ...], ou
     return da.blockwise(
         _task, tuple(range(ndim)), func, None, _task_threads(), None, *pairs,
         *[item for param in params for item in (param, None)],
-        dtype=dtype, meta=np.empty((0,) * ndim, dtype), token=op.lower(),
+        dtype=dtype, meta=np.empty((0,) * ndim, dtype), token=op.lower(), order=order,
     )
 
 
@@ -202,9 +205,9 @@ def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
     over: a lazy result whose blocks ``func``, the eager operator, computes."""
     if name == "bitshift":
         direction = spec.check_direction(args[2])
-        return elementwise(func, spec.BITSHIFT, args[:2], kwargs.get("out"), (direction,))
+        return elementwise(func, spec.BITSHIFT, args[:2], kwargs.get("out"), (direction,), kwargs.get("order", "K"))
     if name in _ELEMENTWISE:
-        return elementwise(func, _ELEMENTWISE[name], args, kwargs.get("out"))
+        return elementwise(func, _ELEMENTWISE[name], args, kwargs.get("out"), order=kwargs.get("order", "K"))
     if name == "bitcast":
         return bitcast(func, *args, spec.check_copy(spec.BITCAST, kwargs.get("copy", False)))
     if name == "pack":

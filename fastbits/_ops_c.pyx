@@ -29,8 +29,8 @@ import numpy as np
 
 from . import _ops_py, spec
 from ._clib cimport (
-    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
-    fb_plan,
+    FB_MAXD, FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
+    fb_layout, fb_layout_copy, fb_plan,
 )
 from ._common cimport NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, run, run_inline
@@ -261,23 +261,30 @@ cdef bint _writes_into(const fb_plan* pl, cnp.ndarray O, object A, object B, int
     return True
 
 
-cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out):
+cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out, int order):
     """``op`` of two checked operands of type ``code`` (native, aligned), broadcast.
 
     ``A``/``B`` are ndarrays, or None for the scalar at ``scalar`` (BitwiseNot: ``B`` None and
-    ``scalar`` its input's data, which the loop does not read).  Returns None, having written
+    ``scalar`` its input's data, which the loop does not read); a fresh result is laid out for
+    ``order`` (an FB_ORDER_* code) as numpy lays out a ufunc's.  Returns None, having written
     nothing, when the shapes do not broadcast or ``out`` is not one the fast path takes: the
     caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
     """
     cdef fb_plan pl
-    cdef int d, itemsize = T.itemsize[code]
+    cdef int d, c_order, itemsize = T.itemsize[code]
     cdef cnp.npy_intp shape[FB_MAXD]
+    cdef cnp.npy_intp strides[FB_MAXD]
+    cdef const Py_ssize_t* operands[2]
     cdef int nd = _broadcast(&pl, A, B, scalar, shape)
     cdef Py_ssize_t total = _nbytes_or_minus_one(nd, shape, itemsize) if nd >= 0 else -1
     if total < 0:
         return None  # no broadcast, or more bytes than an array holds: the slow path raises
     if out is None:
-        O = new_array(nd, shape, T.descr[code], total, opname)
+        operands[0] = pl.s[1]
+        operands[1] = pl.s[2]
+        c_order = fb_layout(order, nd, <Py_ssize_t*>shape, itemsize, 2, operands,
+                            order == FB_ORDER_A and _f_contiguous(A) and _f_contiguous(B), <Py_ssize_t*>strides)
+        O = new_array(nd, shape, NULL if c_order else strides, T.descr[code], total, opname)
     elif not _out_fits(out, code, nd, shape):
         return None
     elif total == 0:
@@ -295,6 +302,11 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     return O
 
 
+cdef inline bint _f_contiguous(object X) noexcept:
+    """An operand order 'A' reads as Fortran-ordered: an F-contiguous ndarray, or a scalar."""
+    return X is None or cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>X)
+
+
 cdef inline int _kernel_op(int op, int code) noexcept nogil:
     """The loop of ``op`` for type ``code``: a right shift of a signed type is arithmetic."""
     if op == FB_OP_SHR and SIGNED[code]:
@@ -308,17 +320,17 @@ cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
     return fb_kernel(op=op, width=width, swap=0, mask=0, stream=0, byte_map=NULL)
 
 
-cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out) noexcept:
+cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int order) noexcept:
     """The most common call, run as one row with no planning: C-contiguous ``A`` and ``B`` of one
-    shape, under SMALL_BYTES, and ``out`` None or one the row writes as it is (see
-    :func:`_small_out`)."""
+    shape, under SMALL_BYTES, and ``out`` None (of any order but F: C-contiguous inputs give a
+    C-contiguous result) or one the row writes as it is (see :func:`_small_out`)."""
     cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * T.itemsize[code]
     return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
             and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B)
-            and (out is None or _small_out(out, code, A, B)))
+            and (_small_out(out, code, A, B) if out is not None else order != FB_ORDER_F))
 
 
-cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out):
+cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out, int order):
     """``op`` of ``A`` and ``B`` (BitwiseNot: ``A`` again) into ``out`` or a fresh array, as
     :func:`_small` allowed: one row on the caller where the grain rule gives it one thread,
     else planned by the engine."""
@@ -326,11 +338,11 @@ cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray 
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
     cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
     if out is None:
-        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), T.descr[code], n * w, opname)
+        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), NULL, T.descr[code], n * w, opname)
     if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
                   <char*>cnp.PyArray_DATA(B), n):
         return out
-    return _binary_core(op, opname, code, A, None if op == FB_OP_NOT else B, <char*>cnp.PyArray_DATA(A), out)
+    return _binary_core(op, opname, code, A, None if op == FB_OP_NOT else B, <char*>cnp.PyArray_DATA(A), out, order)
 
 
 cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcept:
@@ -373,7 +385,7 @@ cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
     return True
 
 
-cdef object _binary(int op, str opname, object a, object b, object out):
+cdef object _binary(int op, str opname, object a, object b, object out, int order):
     """The fast path of a binary integer operation, decided at C level; None for a call it does
     not take."""
     cdef cnp.ndarray A, B
@@ -386,20 +398,20 @@ cdef object _binary(int op, str opname, object a, object b, object out):
         if ca >= 0 and cnp.PyArray_CheckExact(b):
             B = <cnp.ndarray>b
             if _int_code(B) == ca:
-                if _small(ca, A, B, out):
-                    return _small_row(op, opname, ca, A, B, out)
-                r = _binary_core(op, opname, ca, A, B, NULL, out)
+                if _small(ca, A, B, out, order):
+                    return _small_row(op, opname, ca, A, B, out, order)
+                r = _binary_core(op, opname, ca, A, B, NULL, out, order)
                 if r is not None:
                     return r
         elif ca >= 0 and type(b) is int and _int_bits(b, ca, buf):
-            r = _binary_core(op, opname, ca, A, None, buf, out)
+            r = _binary_core(op, opname, ca, A, None, buf, out, order)
             if r is not None:
                 return r
     elif type(a) is int and cnp.PyArray_CheckExact(b):
         B = <cnp.ndarray>b
         cb = _int_code(B)
         if cb >= 0 and _int_bits(a, cb, buf):
-            r = _binary_core(op, opname, cb, None, B, buf, out)
+            r = _binary_core(op, opname, cb, None, B, buf, out, order)
             if r is not None:
                 return r
     return None
@@ -425,7 +437,7 @@ cdef bint _writes_directly(object out):
             and not _self_overlaps(<cnp.ndarray>out))
 
 
-cdef object _binary_slow(Entry e, int op, object a, object b, object out):
+cdef object _binary_slow(Entry e, int op, object a, object b, object out, object order):
     """The checks of the spec, then the kernels on normalised operands (BitwiseNot: ``a`` alone,
     ``b`` ignored).  An ``out`` whose own rules numpy decides (a subclass, or two indexes on one
     element) gets the pure path's result (the entry's reference function)."""
@@ -433,6 +445,7 @@ cdef object _binary_slow(Entry e, int op, object a, object b, object out):
     cdef bint unary = op == FB_OP_NOT
     cdef str opname = e.opname
     params = () if e.op != SHIFT else (_LEFT if op == FB_OP_SHL else _RIGHT,)
+    order = spec.check_order(opname, order)
     if unary:
         a, code = spec.check_operand(opname, a)
         shape = a.shape
@@ -445,32 +458,33 @@ cdef object _binary_slow(Entry e, int op, object a, object b, object out):
     target = out
     if out is not None and not _writes_directly(out):
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
-            return e.reference(*operands, *params, out=out)
+            return e.reference(*operands, *params, out=out, order=order)
         target = None  # non-native or unaligned out: compute, then assign by value
     A = _plain(opname, a)
     if not unary:
         B = _plain(opname, b)
-    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), target)
+    layout = _ORDER_CODES[order]
+    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), target, layout)
     if r is None:  # an input overlaps out other than element for element
-        r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None)
+        r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None, layout)
     if r is None:  # cannot happen once the spec checks passed; stay exact anyway
-        return e.reference(*operands, *params, out=out)
+        return e.reference(*operands, *params, out=out, order=order)
     if out is not None and r is not out:
         np.copyto(out, r, casting="unsafe")
         return out
     return r
 
 
-cdef object _not_fast(object x, object out):
+cdef object _not_fast(object x, object out, int order):
     """BitwiseNot's fast path: the binary operations', with no second operand."""
     cdef cnp.ndarray X
     cdef int code
     if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
         X = <cnp.ndarray>x
         code = _int_code(X)
-        if _small(code, X, X, out):
-            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out)
-        return _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out)
+        if _small(code, X, X, out, order):
+            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out, order)
+        return _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out, order)
     return None
 
 
@@ -499,13 +513,18 @@ cdef int _shift_op(object direction) except -1:
 # BitCast
 
 cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
-    """A new C-contiguous array of type ``dst`` with the bytes of ``x`` (of type ``src``),
-    swapped by ``swap``-byte units if non-zero; a sub-byte element becomes its bits."""
+    """A new array of type ``dst`` with the bytes of ``x`` (of type ``src``), laid out as
+    ``numpy.copy(x)`` lays out its copy, swapped by ``swap``-byte units if non-zero; a sub-byte
+    element becomes its bits."""
     cdef fb_plan pl
-    cdef int nd = cnp.PyArray_NDIM(x), d
+    cdef cnp.ndarray O
+    cdef int nd = cnp.PyArray_NDIM(x), d, c_order
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
-    cdef cnp.ndarray O = new_array(nd, cnp.PyArray_DIMS(x), T.descr[dst], total * itemsize, BITCAST)
+    cdef cnp.npy_intp strides[FB_MAXD]
+    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), itemsize,
+                             cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
+    O = new_array(nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, T.descr[dst], total * itemsize, BITCAST)
     if total == 0:
         return O
     pl.nd = nd
@@ -583,28 +602,53 @@ cdef enum:
     SHIFT = -1  # the entry's op for BitShift: its direction argument gives the loop
 
 
-cdef object _elementwise_fast(Entry e, PyObject** args, PyObject* option):
+# The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
+# object each); any other spelling goes the slow way, where spec.check_order reads it.
+cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
+cdef PyObject* _K = <PyObject*>"K"
+cdef PyObject* _C = <PyObject*>"C"
+cdef PyObject* _F = <PyObject*>"F"
+cdef PyObject* _A = <PyObject*>"A"
+
+
+cdef inline int _order_code(PyObject* order) noexcept:
+    if order == _K:
+        return FB_ORDER_K
+    if order == _C:
+        return FB_ORDER_C
+    if order == _F:
+        return FB_ORDER_F
+    if order == _A:
+        return FB_ORDER_A
+    return -1
+
+
+cdef object _elementwise_fast(Entry e, PyObject** args, PyObject** options):
     cdef int op = e.op
+    cdef int order = _order_code(options[1])
+    if order < 0:
+        return None
     if op == FB_OP_NOT:
-        return _not_fast(<object>args[0], <object>option)
+        return _not_fast(<object>args[0], <object>options[0], order)
     if op == SHIFT:
         op = _shift_op(<object>args[2])
-    return _binary(op, e.opname, <object>args[0], <object>args[1], <object>option)
+    return _binary(op, e.opname, <object>args[0], <object>args[1], <object>options[0], order)
 
 
-cdef object _elementwise_slow(Entry e, PyObject** args, PyObject* option):
+cdef object _elementwise_slow(Entry e, PyObject** args, PyObject** options):
     cdef int op = e.op
     if op == SHIFT:
         op = _shift_op(<object>args[2])
-    return _binary_slow(e, op, <object>args[0], None if op == FB_OP_NOT else <object>args[1], <object>option)
+    return _binary_slow(e, op, <object>args[0], None if op == FB_OP_NOT else <object>args[1], <object>options[0],
+                        <object>options[1])
 
 
-cdef object _bitcast_fast_path(Entry e, PyObject** args, PyObject* option):
-    return _bitcast(<object>args[0], <object>args[1], <object>option)
+cdef object _bitcast_fast_path(Entry e, PyObject** args, PyObject** options):
+    return _bitcast(<object>args[0], <object>args[1], <object>options[0])
 
 
-cdef object _bitcast_slow_path(Entry e, PyObject** args, PyObject* option):
-    return _bitcast_slow(<object>args[0], <object>args[1], <object>option)
+cdef object _bitcast_slow_path(Entry e, PyObject** args, PyObject** options):
+    return _bitcast_slow(<object>args[0], <object>args[1], <object>options[0])
 
 
 bitwise_and = entry_point("bitwise_and", BITWISE_AND, FB_OP_AND, _elementwise_fast, _elementwise_slow,

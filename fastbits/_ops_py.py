@@ -26,16 +26,19 @@ __all__ = [
 ]
 
 
-def _result(op: str, shape: tuple[int, ...], code: spec.DataType, out: Any) -> np.ndarray:
-    """A new result array, or the checked ``out``."""
+def _result(op: str, operands: tuple[np.ndarray, ...], code: spec.DataType, out: Any, order: str) -> np.ndarray:
+    """A new result array of the operands' broadcast shape, laid out for ``order`` as numpy
+    lays out a ufunc's result, or the checked ``out``."""
+    shape = operands[0].shape if len(operands) == 1 else spec.broadcast_shape(op, *(x.shape for x in operands))
     if out is None:
-        return allocate(op, shape, spec.numpy_dtype(code))
+        return allocate(op, shape, spec.numpy_dtype(code), operands, order)
     return spec.check_out(op, out, shape, code)
 
 
-def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any) -> np.ndarray:
+def _binary(op: str, ufunc: np.ufunc, a: Any, b: Any, out: Any, order: Any) -> np.ndarray:
+    order = spec.check_order(op, order)
     a, b, code = spec.check_operands(op, a, b)
-    out = _result(op, spec.broadcast_shape(op, a.shape, b.shape), code, out)
+    out = _result(op, (a, b), code, out, order)
     # numpy reads either byte order and any strides, and copies an input
     # first when it overlaps ``out`` in a way a single pass would corrupt.
     ufunc(a, b, out=out)
@@ -55,12 +58,18 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         Where to write the result: exactly the broadcast shape and the
         operands' type (either byte order, any strides), writeable.  It may
         be, or overlap, ``a`` or ``b``.
+    order : {{"K", "C", "F", "A"}}, default "K"
+        The memory layout of a new result, as numpy's ufuncs take it: "K"
+        the layout the operands share (broadcast axes aside), C order where
+        they share none; "C" or "F" that order; "A" F order where every
+        input is F-contiguous, else C (:doc:`operators`, "The layout of a
+        result").  In any case; ignored with ``out``.
 
     Returns
     -------
     numpy.ndarray
-        ``out`` if given, else a new C-contiguous array of the broadcast
-        shape in native byte order.
+        ``out`` if given, else a new array of the broadcast shape in native
+        byte order, laid out as ``order`` says.
         A dask array instead, computed block by block, when an input is
         one (:doc:`scaling-out`).
 
@@ -72,9 +81,11 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
     BroadcastError
         Shapes that do not broadcast, or an ``out`` of another shape.
     ArgumentValueError
-        A Python int outside the other operand's range, or a read-only ``out``.
+        A Python int outside the other operand's range, a read-only ``out``,
+        or an ``order`` other than K, C, F and A.
     ArgumentTypeError
-        An ``out`` that is not a numpy array, or any ``out`` with a dask input.
+        An ``out`` that is not a numpy array, or any ``out`` with a dask
+        input; an ``order`` that is not a str.
     AllocationError
         A result too large to allocate.
 
@@ -87,18 +98,18 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
 
 
 @spec.public_function
-def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    return _binary(BITWISE_AND, np.bitwise_and, a, b, out)
+def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None, order: str = "K") -> np.ndarray:
+    return _binary(BITWISE_AND, np.bitwise_and, a, b, out, order)
 
 
 @spec.public_function
-def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    return _binary(BITWISE_OR, np.bitwise_or, a, b, out)
+def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None, order: str = "K") -> np.ndarray:
+    return _binary(BITWISE_OR, np.bitwise_or, a, b, out, order)
 
 
 @spec.public_function
-def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
-    return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out)
+def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None, order: str = "K") -> np.ndarray:
+    return _binary(BITWISE_XOR, np.bitwise_xor, a, b, out, order)
 
 # The three share one text: the operator, its symbol and an example differ.
 bitwise_and.__doc__ = _BINARY_DOC.format(
@@ -113,7 +124,7 @@ bitwise_xor.__doc__ = _BINARY_DOC.format(
 
 
 @spec.public_function
-def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
+def bitwise_not(x: Any, /, *, out: np.ndarray | None = None, order: str = "K") -> np.ndarray:
     """ONNX BitwiseNot-18: elementwise ``~x``, every bit flipped.
 
     Parameters
@@ -125,11 +136,15 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
         Where to write the result: exactly the shape and type of ``x``
         (either byte order, any strides), writeable.  It may be, or overlap,
         ``x``.
+    order : {"K", "C", "F", "A"}, default "K"
+        As for :func:`bitwise_and`: "K" gives a new result the layout of
+        ``x``.
 
     Returns
     -------
     numpy.ndarray
-        ``out`` if given, else a new C-contiguous array in native byte order.
+        ``out`` if given, else a new array in native byte order, laid out as
+        ``order`` says.
         A dask array instead, computed block by block, when an input is
         one (:doc:`scaling-out`).
 
@@ -148,14 +163,15 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray:
     >>> fastbits.bitwise_not(np.array([0, 5, -1], np.int8))
     array([-1, -6,  0], dtype=int8)
     """
+    order = spec.check_order(BITWISE_NOT, order)
     x, code = spec.check_operand(BITWISE_NOT, x)
-    out = _result(BITWISE_NOT, x.shape, code, out)
+    out = _result(BITWISE_NOT, (x,), code, out, order)
     np.invert(x, out=out)
     return out
 
 
 @spec.public_function
-def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None) -> np.ndarray:
+def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None, order: str = "K") -> np.ndarray:
     """ONNX BitShift-28: shift the bits of ``x`` by ``y`` places, to the left or right.
 
     Parameters
@@ -169,12 +185,14 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
         ``"LEFT"`` or ``"RIGHT"`` (ONNX's attribute values), in any case.
     out : numpy.ndarray, optional
         As for :func:`bitwise_and`.
+    order : {"K", "C", "F", "A"}, default "K"
+        As for :func:`bitwise_and`.
 
     Returns
     -------
     numpy.ndarray
-        ``out`` if given, else a new C-contiguous array of the broadcast
-        shape in native byte order.
+        ``out`` if given, else a new array of the broadcast shape in native
+        byte order, laid out as ``order`` says.
         A dask array instead, computed block by block, when an input is
         one (:doc:`scaling-out`).
 
@@ -204,8 +222,9 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
     array([-4,  0], dtype=int8)
     """
     direction = spec.check_direction(direction)
+    order = spec.check_order(BITSHIFT, order)
     x, y, code = spec.check_operands(BITSHIFT, x, y)
-    out = _result(BITSHIFT, spec.broadcast_shape(BITSHIFT, x.shape, y.shape), code, out)
+    out = _result(BITSHIFT, (x, y), code, out, order)
     dtype = spec.numpy_dtype(code)  # native byte order: values, not bytes, from here on
     unsigned = np.dtype(f"u{dtype.itemsize}")
     x, y = np.broadcast_arrays(x.astype(dtype), y.astype(dtype))
@@ -245,7 +264,8 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         but for non-native byte order, for the sub-byte pairs whose
         target reads a byte otherwise, float4e2m1 <-> int4/uint4, and on a
         big-endian host for complex64 <-> a 64-bit type, which need a
-        copy).  True: always a new C-contiguous array.
+        copy).  True: always a new array, laid out as ``numpy.copy(x)``
+        lays out its copy (the layout of ``x``, ``order="K"``).
 
     Returns
     -------
@@ -284,7 +304,9 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         if not copy and spec.subbyte_byte_map(src, dst) is None:
             return x.view(target)
         raw = np.asarray(x).view(np.uint8)
-        return np.take(spec.subbyte_bits(src), raw.reshape(-1)).reshape(raw.shape).view(target)
+        bits = np.empty_like(raw)  # the layout of x, as numpy.copy(x) has it
+        np.take(spec.subbyte_bits(src), raw, out=bits)
+        return bits.view(target)
     big_host = sys.byteorder == "big"
     if x.dtype.isnative and not (big_host and spec.order_unit(x.dtype) != spec.order_unit(target)):
         # The native bytes read as ``to`` give what little-endian bytes would.
@@ -292,7 +314,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
             return x.view(target)
         # Copy raw bytes (void items copy as memcpy), so that no bit pattern,
         # NaN payloads and bool bytes other than 0/1 included, is touched.
-        raw = np.array(x.view(np.dtype((np.void, x.dtype.itemsize))), order="C", copy=True)
+        raw = np.array(x.view(np.dtype((np.void, x.dtype.itemsize))), order="K", copy=True)
         return raw.view(target)
     # ONNX reads tensor bytes as little endian: the bytes of each value (of each
     # part of a complex value) put in little-endian order, then read as ``to``
@@ -304,5 +326,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         raw = raw.view(f"u{spec.order_unit(x.dtype)}").byteswap().view(np.uint8)
     if big_host:
         raw = raw.view(f"u{spec.order_unit(target)}").byteswap().view(np.uint8)
-    return raw.view(target).reshape(x.shape)
+    result = np.empty_like(x, dtype=target)  # the layout of x, as numpy.copy(x) has it
+    result[...] = raw.view(target).reshape(x.shape)  # of one dtype: the bytes, copied
+    return result
 

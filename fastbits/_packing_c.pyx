@@ -91,7 +91,7 @@ cdef object _pack_array(cnp.ndarray X, int code):
     job.n = cnp.PyArray_SIZE(X)
     job.bits = T.packed_bits[code]
     nbytes = fb_packed_size(job.n, job.bits)
-    O = new_array(1, &nbytes, <PyObject*>_UINT8, nbytes, spec.PACK)
+    O = new_array(1, &nbytes, NULL, <PyObject*>_UINT8, nbytes, spec.PACK)
     job.packed = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = T.byte_map[code]
@@ -168,7 +168,7 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
     """A new array of ``dims`` (``count`` elements) of sub-byte type ``code``, unpacked from
     ``packed``, or (``packed`` NULL) from the checked 1-D uint8 ``array``."""
     cdef Job job
-    O = new_array(nd, dims, T.descr[code], count, spec.UNPACK)  # the result first, as the pure path
+    O = new_array(nd, dims, NULL, T.descr[code], count, spec.UNPACK)  # the result first, as the pure path
     if packed == NULL:
         if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
             array = _contiguous(spec.UNPACK, array, "a contiguous copy of input 'data'")
@@ -185,19 +185,19 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
 
 # Vectorcall entry points (fastbits/_common.pyx), with the pure module's docstrings.
 
-cdef object _pack_fast_path(Entry e, PyObject** args, PyObject* option):
+cdef object _pack_fast_path(Entry e, PyObject** args, PyObject** options):
     return _pack_fast(<object>args[0])
 
 
-cdef object _pack_slow_path(Entry e, PyObject** args, PyObject* option):
+cdef object _pack_slow_path(Entry e, PyObject** args, PyObject** options):
     return _pack_slow(<object>args[0])
 
 
-cdef object _unpack_fast_path(Entry e, PyObject** args, PyObject* option):
+cdef object _unpack_fast_path(Entry e, PyObject** args, PyObject** options):
     return _unpack_fast(<object>args[0], <object>args[1], <object>args[2])
 
 
-cdef object _unpack_slow_path(Entry e, PyObject** args, PyObject* option):
+cdef object _unpack_slow_path(Entry e, PyObject** args, PyObject** options):
     return _unpack_slow(<object>args[0], <object>args[1], <object>args[2])
 
 

@@ -20,7 +20,9 @@ cdef bint run_inline(fb_kernel* kernel, char* o, const char* a, const char* b, P
 cdef void parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssize_t units,
                    int* nshares) noexcept
 
-# A new C-contiguous array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, from the
-# output pool when it is on and the array is large.  One that cannot be allocated raises
+# A new array of native dtype ``descr`` (borrowed) and ``nbytes`` bytes, C-contiguous, or with
+# ``strides`` where not NULL (a layout of its own bytes: fastbits/_c/layout.h), from the output
+# pool when it is on and the array is large.  One that cannot be allocated raises
 # spec.allocation_error's AllocationError naming the operator ``op``.
-cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op)
+cdef object new_array(int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr, Py_ssize_t nbytes,
+                      str op)

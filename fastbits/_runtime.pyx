@@ -13,7 +13,7 @@ through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`
 module's shared library (see :mod:`fastbits._threadpool`).
 """
 
-from cpython.object cimport PyObject
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.exc cimport PyErr_Clear
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint8_t
@@ -46,10 +46,12 @@ cdef extern from "numpy/arrayobject.h":
         uint8_t version
         PyDataMemAllocator allocator
     object PyDataMem_SetHandler(object handler)
-    # declared with PyObject* so that the stolen descr reference is explicit
-    object PyArray_Empty_steals "PyArray_Empty"(int nd, cnp.npy_intp* dims, void* descr, int fortran)
-    # the same, returning NULL (with the error set) instead of raising: no try on the hot path
-    PyObject* PyArray_Empty_or_null "PyArray_Empty"(int nd, cnp.npy_intp* dims, void* descr, int fortran)
+    # declared with void* so that the stolen descr reference is explicit; NULL (with the error
+    # set) instead of raising: no try on the hot path
+    PyTypeObject PyArray_Type
+    PyObject* PyArray_NewFromDescr_or_null "PyArray_NewFromDescr"(
+        void* subtype, void* descr, int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, void* data, int flags,
+        void* obj)
     object PyCapsule_New(void* pointer, const char* name, void* destructor)
 
 
@@ -145,29 +147,27 @@ cdef Py_ssize_t _pool_bytes
 cdef bint _pool_on
 
 
-cdef object new_array(int nd, cnp.npy_intp* dims, PyObject* descr, Py_ssize_t nbytes, str op):
+cdef object new_array(int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr, Py_ssize_t nbytes,
+                      str op):
     cdef PyObject* made
     if _pool_on and nbytes >= _pool_bytes:
-        return _pooled_array(nd, dims, descr, op)
-    Py_INCREF(<object>descr)  # PyArray_Empty steals it, even when it fails
-    made = PyArray_Empty_or_null(nd, dims, <void*>descr, 0)
+        old = PyDataMem_SetHandler(_POOL_HANDLER)
+        made = _empty(nd, dims, strides, descr)
+        if made == NULL:
+            PyErr_Clear()  # before the handler is put back; allocation_error says why
+        PyDataMem_SetHandler(old)
+    else:
+        made = _empty(nd, dims, strides, descr)
     if made == NULL:
         return _allocation_failed(nd, dims, descr, op)
-    result = <object>made  # a new reference of its own: hand PyArray_Empty's back
+    result = <object>made  # a new reference of its own: hand numpy's back
     Py_DECREF(result)
     return result
 
 
-cdef object _pooled_array(int nd, cnp.npy_intp* dims, PyObject* descr, str op):
-    old = PyDataMem_SetHandler(_POOL_HANDLER)
-    try:
-        Py_INCREF(<object>descr)
-        return PyArray_Empty_steals(nd, dims, <void*>descr, 0)
-    except (MemoryError, ValueError):
-        pass
-    finally:
-        PyDataMem_SetHandler(old)
-    return _allocation_failed(nd, dims, descr, op)
+cdef inline PyObject* _empty(int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr) noexcept:
+    Py_INCREF(<object>descr)  # PyArray_NewFromDescr steals it, even when it fails
+    return PyArray_NewFromDescr_or_null(<void*>&PyArray_Type, <void*>descr, nd, dims, strides, NULL, 0, NULL)
 
 
 cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str op):

@@ -81,10 +81,20 @@ def release_memory() -> int:
     return 0
 
 
-def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """A new C-contiguous result array, or :func:`fastbits.spec.allocation_error` when it
-    cannot exist (numpy raises MemoryError or ValueError)."""
+def allocate(op: str, shape: tuple[int, ...], dtype: np.dtype, operands: tuple[np.ndarray, ...] = (),
+             order: str = "C") -> np.ndarray:
+    """A new result array of ``shape``, laid out as numpy's ufuncs lay out a result of
+    ``operands`` for ``order`` (docs: the operators page, "The layout of a result"), or
+    :func:`fastbits.spec.allocation_error` when it cannot exist (numpy raises MemoryError or
+    ValueError).  numpy's own iterator allocates it, so the layout is numpy's by construction."""
     try:
-        return np.empty(shape, dtype=dtype)
+        if order == "C" or not operands:
+            return np.empty(shape, dtype=dtype)
+        iterator = np.nditer(
+            [*operands, None], flags=["zerosize_ok", "refs_ok"],
+            op_flags=[["readonly"]] * len(operands) + [["writeonly", "allocate", "no_subtype"]],
+            op_dtypes=[None] * len(operands) + [dtype], order=order,
+        )
+        return iterator.operands[-1]
     except (MemoryError, ValueError):
         raise spec.allocation_error(op, shape, dtype) from None

@@ -353,6 +353,25 @@ NUMPY_EQUIVALENT = {
 BINARY_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitshift_left", "bitshift_right"]
 
 
+def layout_of(array):
+    """The strides of ``array`` on its axes longer than 1: what decides its layout (an axis of
+    length 1 may have any stride)."""
+    return tuple(stride for size, stride in zip(array.shape, array.strides) if size != 1)
+
+
+def expected_layout(*operands, order="K"):
+    """:func:`layout_of` the result numpy's own ufunc gives ``operands`` (arrays, or a Python
+    int beside one: numpy reads it in the array's type) for ``order``."""
+    if len(operands) == 1:
+        return layout_of(np.invert(operands[0], order=order))
+    return layout_of(np.bitwise_xor(*operands, order=order))
+
+
+def copy_layout(x, dtype):
+    """:func:`layout_of` ``numpy.copy(x)`` (order 'K') in ``dtype``: what every BitCast copy has."""
+    return layout_of(np.empty_like(x, dtype=dtype))
+
+
 def run_op(module, name, *operands, **kwargs):
     """Call operator ``name`` (of ``BINARY_OPS``, or "bitwise_not") of ``module``: an
     implementation module or ``fastbits``."""

@@ -17,6 +17,7 @@ import pytest
 import fastbits
 from fastbits import spec
 
+from support import copy_layout, expected_layout, layout_of
 from support import (
     BROADCAST_SHAPES,
     INT_DTYPES,
@@ -70,7 +71,7 @@ def test_broadcasting(ops, op, shape_a, shape_b):
         expected = reference(op, x, y)
         assert isinstance(result, np.ndarray)
         assert result.shape == expected.shape and result.dtype == np.int16
-        assert result.flags.c_contiguous and result.flags.owndata
+        assert layout_of(result) == expected_layout(x, y) and result.flags.owndata
         np.testing.assert_array_equal(result, expected)
 
 
@@ -304,7 +305,7 @@ def test_not_every_integer_type(ops, dtype):
     info = np.iinfo(dtype)
     x[0, :3] = [info.min, info.max, 0]
     result = ops.bitwise_not(x)
-    assert result.dtype == np.dtype(dtype) and result.flags.c_contiguous
+    assert result.dtype == np.dtype(dtype) and result.flags.c_contiguous  # as x is
     np.testing.assert_array_equal(result, np.invert(x))
     assert result[0, :3].tolist() == [info.max, info.min, -1 if info.min else info.max]
 
@@ -396,11 +397,12 @@ def test_not_bad_inputs(ops):
 # --------------------------------------------------------------------------- shown on BitwiseAnd
 
 
-def test_result_is_new_c_contiguous_native(ops):
-    a = random_ints((40, 30), np.int16).T  # Fortran-ordered input
+def test_result_is_new_native_in_the_inputs_layout(ops):
+    a = random_ints((40, 30), np.int16).T  # Fortran-ordered inputs: a Fortran-ordered result
     b = random_ints((40, 30), np.int16, 7).T
     result = ops.bitwise_and(a, b)
-    assert result.flags.c_contiguous
+    assert result.flags.f_contiguous and result.dtype.isnative
+    assert ops.bitwise_and(a, b, order="C").flags.c_contiguous
     assert result.flags.writeable and result.flags.owndata
     assert not np.shares_memory(result, a) and not np.shares_memory(result, b)
     np.testing.assert_array_equal(result, a & b)

@@ -87,6 +87,22 @@ def test_binary_operator_equals_eager(ops, compute, name):
         assert_same_bits(got, expected, context=(name, a.dtype))
 
 
+def test_each_block_takes_the_layout_rule(ops):
+    """A block's result is laid out as the eager call lays it out, ``order`` included (the
+    block itself, through to_delayed: compute() would concatenate the blocks in C order)."""
+    c = random_ints((10, 6), np.int32)
+    lazy_f = lazy(c, c.shape).T  # one block, Fortran-ordered (dask transposes the block itself)
+    for result, expected in ((ops.bitwise_not(lazy_f), "F"), (ops.bitwise_and(lazy_f, 3), "F"),
+                             (ops.bitwise_xor(lazy_f, lazy_f, order="C"), "C"),
+                             (ops.bitshift(lazy_f, 1, "LEFT", order="F"), "F"),
+                             (ops.bitcast(lazy_f, "FLOAT", copy=True), "F")):
+        (block,) = result.to_delayed().ravel()
+        got = block.compute(scheduler="synchronous")
+        assert got.flags[f"{expected}_CONTIGUOUS"], (result, got.strides)
+    with pytest.raises(fastbits.ArgumentValueError, match=r"^BitwiseAnd: 'order' is 'Z'"):
+        ops.bitwise_and(lazy_f, 3, order="Z")  # when the graph is built
+
+
 def test_bitwise_not_equals_eager(ops, compute):
     xs = [random_ints((7, 5), dtype, seed) for seed, dtype in enumerate(DTYPES)]
     results = compute(*[ops.bitwise_not(lazy(x, (3, 2))) for x in xs])

@@ -150,6 +150,11 @@ def _and(a_shape, b_shape, dtype=np.int32, a_view=None, b_view=None, out=False):
     return _operands("and", a_shape, b_shape, dtype, a_view, b_view, out)
 
 
+def PERMUTED(x):
+    """A 3-D array with its axes permuted, as a layout change before a bit op makes it."""
+    return x.transpose(2, 0, 1)
+
+
 def _siblings() -> list[Case]:
     """BitwiseOr, BitwiseXor, BitwiseNot and BitShift (LEFT and RIGHT, by an array of amounts and
     by a scalar) on BitwiseAnd's layouts: n=1K and (64K,) by a scalar in smoke, one row an
@@ -181,7 +186,7 @@ def _siblings() -> list[Case]:
     ]
     # a few seconds of quick mode: fastbits-py's and onnx-ref's shifts take ~40 ms at 1M elements
     quick = {("or", "n=1M", ""), ("xor", "n=1M out=", ""), ("not", "n=64K", ""), ("shl", "n=64K", ""),
-             ("shr", "(64K,)", "scalar")}
+             ("shr", "(64K,)", "scalar"), ("not", "(1K,1K).T", "(1K,1K)")}
     unsigned = {I8: np.uint8, I32: np.uint32, I64: np.uint64}
     cases = []
     for op, group, prefix in (("or", "or", "or"), ("xor", "xor", "xor"), ("not", "not", "not"),
@@ -286,6 +291,11 @@ def all_cases() -> list[Case]:
         Case("strided", "and int32 (1K,1K).T & (1K,1K)", "and", _and((K, K), (K, K), a_view=T), "q"),
         Case("strided", "and int32 (1K,1K).T & (1K,1K).T", "and", _and((K, K), (K, K), a_view=T, b_view=T), "q"),
         Case("strided", "and int64 (4K,4K).T & (4K,4K)", "and", _and((4 * K, 4 * K), (4 * K, 4 * K), np.int64, a_view=T), "f"),
+        # layouts the operands share, which a fresh result takes (numpy's order 'K')
+        Case("strided", "xor int32 (128,64,128) axes (2,0,1) both", "xor",
+             _operands("xor", (128, 64, 128), (128, 64, 128), np.int32, PERMUTED, PERMUTED), "q"),
+        Case("strided", "and int32 (2K,2K) Fortran & (2K,1) column", "and",
+             _and((2 * K, 2 * K), (2 * K, 1), a_view=np.asfortranarray), "q"),
     ]
     # out=
     out += [
@@ -309,6 +319,9 @@ def all_cases() -> list[Case]:
              to="INT32", copy=True, reference=lambda x: x.view(np.int32).copy()),
         Case("bitcast", "bitcast float->int32 copy n=16M", "bitcast", _bitcast_input(_float32(16 * M)), "f",
              to="INT32", copy=True, reference=lambda x: x.view(np.int32).copy()),
+        Case("bitcast", "bitcast float->int32 copy (1K,1K).T", "bitcast",
+             _bitcast_input(lambda rng: _float32(M)(rng).reshape(K, K).T), "q",
+             to="INT32", copy=True, reference=lambda x: np.copy(x).view(np.int32)),
         Case("bitcast", "bitcast >i4->float n=1M", "bitcast", _bitcast_input(_big_endian_int32(M)), "q",
              to="FLOAT", reference=lambda x: x.astype(np.int32).view(np.float32)),
         Case("bitcast", "bitcast >i4->float n=16M", "bitcast", _bitcast_input(_big_endian_int32(16 * M)), "f",

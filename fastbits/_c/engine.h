@@ -19,8 +19,6 @@
 #include "loops.h"
 #include "team.h"
 
-#define FB_MAXD 64 /* axes of a plan: numpy 2's NPY_MAXDIMS (numpy 1: 32) */
-
 typedef struct {
     /* filled by the caller */
     fb_kernel kernel;           /* the operation and element width */

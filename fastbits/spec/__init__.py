@@ -23,6 +23,7 @@ expected.  This package re-exports every public name of its modules.
 from .arguments import REQUIRED, SIGNATURES, call_error, public_function, signature
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
 from .elementwise import (
+    ORDERS,
     as_array,
     broadcast_shape,
     check_bitshift_version,
@@ -30,6 +31,7 @@ from .elementwise import (
     check_direction,
     check_operand,
     check_operands,
+    check_order,
     check_out,
 )
 from .messages import allocation_error, describe_dtype, out_of_memory
@@ -70,6 +72,7 @@ __all__ = [
     "DataType",
     "INPUT_NAMES",
     "INTEGER_T",
+    "ORDERS",
     "ML_TYPES",
     "PACK",
     "REQUIRED",
@@ -93,6 +96,7 @@ __all__ = [
     "check_direction",
     "check_operand",
     "check_operands",
+    "check_order",
     "check_out",
     "check_pack",
     "check_unpack",

@@ -25,11 +25,11 @@ REQUIRED: Any = _Required()
 
 #: Each public function's positional-only parameters and keyword-only ones (with defaults).
 SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "bitwise_and": (("a", "b"), {"out": None}),
-    "bitwise_or": (("a", "b"), {"out": None}),
-    "bitwise_xor": (("a", "b"), {"out": None}),
-    "bitwise_not": (("x",), {"out": None}),
-    "bitshift": (("x", "y", "direction"), {"out": None}),
+    "bitwise_and": (("a", "b"), {"out": None, "order": "K"}),
+    "bitwise_or": (("a", "b"), {"out": None, "order": "K"}),
+    "bitwise_xor": (("a", "b"), {"out": None, "order": "K"}),
+    "bitwise_not": (("x",), {"out": None, "order": "K"}),
+    "bitshift": (("x", "y", "direction"), {"out": None, "order": "K"}),
     "bitcast": (("x", "to"), {"copy": False}),
     "pack": (("x",), {}),
     "unpack": (("data", "to", "shape"), {}),

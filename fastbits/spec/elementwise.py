@@ -13,9 +13,14 @@ from .operators import BITSHIFT, BITSHIFT_11_T, DIRECTIONS, INPUT_NAMES, SINCE_V
 from .types import DataType, datatype_of, type_string
 
 __all__ = [
-    "as_array", "broadcast_shape", "check_bitshift_version", "check_copy", "check_direction", "check_operand",
-    "check_operands", "check_out",
+    "ORDERS", "as_array", "broadcast_shape", "check_bitshift_version", "check_copy", "check_direction",
+    "check_operand", "check_operands", "check_order", "check_out",
 ]
+
+#: The memory layouts a fresh result may be asked for, as numpy's ufuncs take them: ``"K"``
+#: (the operands' own, where they share one), ``"C"``, ``"F"``, ``"A"`` (F where every input is
+#: F-contiguous, else C).
+ORDERS = ("K", "C", "F", "A")
 
 
 def as_array(op: str, value: Any, name: str, allowed: frozenset[DataType]) -> np.ndarray:
@@ -121,6 +126,19 @@ def check_direction(direction: Any) -> str:
         f"{BITSHIFT}: attribute 'direction' is {direction!r}; expected 'LEFT' or 'RIGHT' "
         f"(in any case)"
     )
+
+
+def check_order(op: str, order: Any) -> str:
+    """The ``order`` of a fresh result: one of :data:`ORDERS` in any case (None: ``"K"``, as
+    numpy reads it); returned upper-case."""
+    if order is None:
+        return "K"
+    if not isinstance(order, str):
+        raise ArgumentTypeError(f"{op}: 'order' must be a str, one of 'K', 'C', 'F' or 'A', not {type(order).__name__} "
+                                f"{order!r}")
+    if order.upper() not in ORDERS:
+        raise ArgumentValueError(f"{op}: 'order' is {order!r}; expected one of 'K', 'C', 'F' or 'A' (in any case)")
+    return order.upper()
 
 
 def check_bitshift_version(version: int, code: DataType) -> None:
