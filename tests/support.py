@@ -448,21 +448,41 @@ def run_into_closed_pipe(*args, timeout=120):
     return done.returncode, done.stderr
 
 
-def missing_test_requirements():
-    """The requirements of fastbits' ``test`` extra that apply to this Python but are not
-    installed, by name (empty where the test extras are installed, as in the tox envs that
-    install them): a test of an optional module skips only where this is not empty."""
+def test_requirements():
+    """The requirements of fastbits' ``test`` extra that apply to this Python, by name, each
+    with whether it is installed."""
     from importlib import metadata
 
     from packaging.requirements import Requirement
 
-    missing = []
+    found = {}
     for line in metadata.requires("fastbits") or []:
         requirement = Requirement(line)
         if requirement.marker is None or not requirement.marker.evaluate({"extra": "test"}):
             continue
         try:
             metadata.version(requirement.name)
+            found[requirement.name] = True
         except metadata.PackageNotFoundError:
-            missing.append(requirement.name)
-    return missing
+            found[requirement.name] = False
+    return found
+
+
+def missing_test_requirements():
+    """The requirements of fastbits' ``test`` extra that apply to this Python but are not
+    installed, by name (empty where the test extras are installed, as in the tox envs that
+    install them): a test of an optional module skips only where this is not empty."""
+    return [name for name, installed in test_requirements().items() if not installed]
+
+
+def import_required(module):
+    """``module``, imported: where the test extras are installed and require it on this Python,
+    it must import (the test fails otherwise); elsewhere (the lowest env, a Python without its
+    wheels) the test skips without it."""
+    import importlib
+
+    import pytest
+
+    if not missing_test_requirements() and module in test_requirements():
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

@@ -17,7 +17,7 @@ import pytest
 
 import fastbits
 from fastbits import _cpus
-from support import missing_test_requirements, run_into_closed_pipe
+from support import import_required, run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
 GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
@@ -106,11 +106,8 @@ def test_bench_json(smoke_run):
 
 
 def test_bench_filter_and_plot(tmp_path, capsys):
-    # The test extras hold matplotlib where it has wheels: this runs wherever they are installed.
-    if missing_test_requirements():
-        pytest.importorskip("matplotlib")
-    else:
-        import matplotlib  # noqa: F401 - the test extras are installed, so it must be too
+    # The test extras hold matplotlib where it has wheels: this runs wherever they install it.
+    import_required("matplotlib")
     from fastbits import _bench
 
     png = tmp_path / "bench.png"

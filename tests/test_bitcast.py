@@ -10,8 +10,9 @@ import fastbits
 from fastbits import spec
 from fastbits.spec import DataType
 
-from support import copy_layout, layout_of
-from support import ALL_PAIRS, SAME_WIDTH_PAIRS, T1_TYPES, T2_TYPES, bits, onnx_bytes, random_tensor
+from support import (
+    ALL_PAIRS, SAME_WIDTH_PAIRS, T1_TYPES, T2_TYPES, bits, copy_layout, layout_of, onnx_bytes, random_tensor,
+)
 
 
 def test_pair_counts():

@@ -17,16 +17,9 @@ import pytest
 import fastbits
 from fastbits import spec
 
-from support import copy_layout, expected_layout, layout_of
 from support import (
-    BROADCAST_SHAPES,
-    INT_DTYPES,
-    NON_CONTIGUOUS_VIEWS,
-    OUTSIDE_T,
-    random_ints,
-    reference,
-    run_op,
-    shift_amounts,
+    BROADCAST_SHAPES, INT_DTYPES, NON_CONTIGUOUS_VIEWS, OUTSIDE_T, copy_layout, expected_layout, layout_of,
+    random_ints, reference, run_op, shift_amounts,
 )
 
 OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitshift_left", "bitshift_right"]

@@ -15,17 +15,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastbits
-from support import copy_layout, expected_layout, layout_of
-from support import PATHS
 from fastbits.spec import DataType
 
 from support import (
     ALL_PAIRS,
     BINARY_OPS,
     INT_DTYPES,
+    PATHS,
     assert_same_bits,
     bitcast_reorders,
     bitcast_source,
+    copy_layout,
+    expected_layout,
+    layout_of,
     operand_pair,
     random_ints,
     reference,

@@ -18,18 +18,9 @@ from hypothesis import strategies as st
 import fastbits
 from fastbits import spec
 
-from support import copy_layout, expected_layout, layout_of
 from support import (
-    BINARY_OPS,
-    INT_DTYPES,
-    SAME_WIDTH_PAIRS,
-    binary_operands,
-    bitcast_reorders,
-    laid_out,
-    onnx_bytes,
-    reference,
-    run_op,
-    unary_operand,
+    BINARY_OPS, INT_DTYPES, SAME_WIDTH_PAIRS, binary_operands, bitcast_reorders, copy_layout, expected_layout,
+    laid_out, layout_of, onnx_bytes, reference, run_op, unary_operand,
 )
 
 

@@ -16,8 +16,7 @@ import pytest
 from fastbits import spec
 from fastbits.spec import DataType
 
-from support import copy_layout, layout_of
-from support import SUBBYTE_PAIRS, SUBBYTE_TYPES, bits, values_of
+from support import SUBBYTE_PAIRS, SUBBYTE_TYPES, bits, copy_layout, layout_of, values_of
 
 #: The table of docs/bitcast.md: the pairs whose copy=False is a view; the others copy.
 VIEW_GROUPS = [
