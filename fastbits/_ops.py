@@ -79,7 +79,12 @@ else:
         # not built: a compiled module that does not exist (a source checkout, a pure install)
         missing = isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith(f"{__package__}.")
         built = not missing and importlib.util.find_spec(f"{__package__}._runtime") is not None
-        FALLBACK_REASON = f"{'failed to load' if built else 'not built'}: {exc}"
+        if built:
+            FALLBACK_REASON = f"failed to load: {exc}"
+        elif missing:
+            FALLBACK_REASON = f"not built: {exc}"
+        else:  # Python's words would be "partially initialized module": fastbits is importing
+            FALLBACK_REASON = f"not built: no module {__package__}._runtime (the compiled kernels) is installed"
         if built:
             # built, but it does not load (a numpy it was not built for, say): say so
             import warnings
