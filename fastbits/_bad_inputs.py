@@ -64,7 +64,12 @@ CATALOGUE = [
     ("non-ONNX dtype into BitCast (float128)", lambda o: o.bitcast(np.zeros(2, np.longdouble), "int64"),
      TypeConstraintError, r"^BitCast: input 'input' has dtype float128 \(no ONNX type\)"),
     ("6-bit float into BitCast", lambda o: o.bitcast(np.zeros(2, ml_dtypes.float6_e2m3fn), "uint8"),
-     TypeConstraintError, r"^BitCast: input 'input' has dtype float6_e2m3fn \(tensor\(float6e2m3\)\), which is not in T1"),
+     TypeConstraintError, r"^BitCast: input 'input' has dtype float6_e2m3fn \(tensor\(float6e2m3\)\), which is not in T1: "
+     r"BitCast-26's T1 and T2 are the tensor types of IR version 13, and the 6-bit floats came with IR version 14 "
+     r"\(onnx 1\.23\); expected one of "),
+    ("6-bit float as BitCast's to", lambda o: o.bitcast(U8, "FLOAT6E3M2"),
+     TypeConstraintError, r"^BitCast: attribute 'to' = FLOAT6E3M2 \(28\) is not in T2: BitCast-26's T1 and T2 are the "
+     r"tensor types of IR version 13"),
     ("non-array input (object)", lambda o: o.bitwise_and(object(), I32),
      ArgumentTypeError, r"^BitwiseAnd: input 'A' \(object\) cannot be read as a numeric array"),
     ("non-array input (dict) into BitCast", lambda o: o.bitcast({"a": 1}, "int32"),
@@ -139,6 +144,8 @@ PACKING_CATALOGUE = [
      ArgumentTypeError, r"^unpack: argument 'shape' must be a sequence of ints \(a tuple, a list\), but \(2.0,\) holds float 2.0$"),
     ("unpack: data of the wrong length", lambda p: p.unpack(b"\x00", "int4", [3]),
      ArgumentValueError, r"^unpack: input 'data' has 1 bytes, but shape \(3,\) of tensor\(int4\) packs into 2 bytes"),
+    ("unpack: 6-bit data of the wrong length", lambda p: p.unpack(bytes(3), "FLOAT6E2M3", [5]),
+     ArgumentValueError, r"^unpack: input 'data' has 3 bytes, but shape \(5,\) of tensor\(float6e2m3\) packs into 4 bytes"),
     ("unpack: argument missing", lambda p: p.unpack(b"\x00", "int4"),
      ArgumentTypeError, r"^unpack: missing 'shape'; expected unpack\(data, to, shape, /\)$"),
     ("unpack: positional-only argument by keyword", lambda p: p.unpack(b"\x00", "int4", shape=(2,)),

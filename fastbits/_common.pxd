@@ -14,12 +14,12 @@ cdef enum:
 # ml_dtypes' at the first call that needs one (add_ml_dtypes; importing fastbits does not
 # import ml_dtypes, and an array of one of its types exists only once it is).
 cdef struct Types:
-    signed char code[NUM_DTYPES]          # dtype number -> ONNX code of a type of BitCast's T1, or -1
+    signed char code[NUM_DTYPES]          # dtype number -> ONNX code of a type of BitCast's T1 or a sub-byte type, or -1
     int bits[NUM_CODES]                   # ONNX bit width (0: none)
     int itemsize[NUM_CODES]               # itemsize of the native dtype
     int order_unit[NUM_CODES]             # the bytes the dtype orders as one number (spec.order_unit)
     PyObject* descr[NUM_CODES]            # the native dtype (NULL: none, or ml_dtypes' not yet added)
-    int packed_bits[NUM_CODES]            # the sub-byte types (ONNX's packed layout): their bits, else 0
+    int packed_bits[NUM_CODES]            # the sub-byte types (ONNX's packed layout): their bits (4, 2, 6), else 0
     int low_bits[NUM_CODES]               # a sub-byte type whose bits are the low bits of its byte: their mask
     const uint8_t* byte_map[NUM_CODES]    # another sub-byte type: its byte -> bits table (spec.subbyte_bits)
     bint ml_ready                         # ml_dtypes' types are in

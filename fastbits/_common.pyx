@@ -56,8 +56,8 @@ cdef void _add(object c) except *:
     TYPES.descr[i] = <PyObject*>dt
     TYPES.itemsize[i] = dt.itemsize
     TYPES.order_unit[i] = spec.order_unit(dt)
-    if c in spec.BITCAST_T1 and 0 <= dt.num < NUM_DTYPES:
-        TYPES.code[dt.num] = i
+    if (c in spec.BITCAST_T1 or c in spec.SUBBYTE_TYPES) and 0 <= dt.num < NUM_DTYPES:
+        TYPES.code[dt.num] = i  # the 6-bit floats too, for pack (BitCast's tables refuse them)
     if c in spec.SUBBYTE_TYPES:
         TYPES.packed_bits[i] = spec.bit_width(c)
         table = spec.subbyte_bits(c)

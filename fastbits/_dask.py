@@ -129,18 +129,28 @@ def bitcast(func: Callable[..., Any], x: Any, to: Any, copy: bool) -> Any:
                          meta=np.empty((0,) * x.ndim, dtype), token="bitcast")
 
 
+def _group(code: spec.DataType) -> tuple[int, int, str]:
+    """The smallest whole group of packed bytes of sub-byte type ``code``: its elements, its
+    bytes, and how a message says so (2 elements to a byte; 4 elements into 3 bytes)."""
+    bits = spec.bit_width(code)
+    per = 8 // math.gcd(8, bits)  # elements that fill whole bytes
+    nbytes = per * bits // 8
+    said = f"{per} elements to a byte" if nbytes == 1 else f"{per} elements into {nbytes} bytes"
+    return per, nbytes, f"{spec.type_string(code)} packs {said}"
+
+
 def pack(func: Callable[..., Any], x: Any) -> Any:
     """``func(block)`` on each block of dask array ``x``: the packed bytes, one chunk per block.
 
     pack reads the elements in C order, so a block's elements must be one run of that order
-    (only the first axis split into chunks) that starts on a byte (every chunk before the last
-    non-empty one holds a whole number of bytes' worth of elements).  Otherwise the error says
-    how to rechunk.
+    (only the first axis split into chunks) that starts on a whole group of packed bytes (every
+    chunk before the last non-empty one holds a multiple of the elements of a group: 2 nibbles,
+    4 crumbs, 4 six-bit elements).  Otherwise the error says how to rechunk.
     """
     import dask.array as da
 
     _, code = spec.check_pack(_stand_in(spec.PACK, x))
-    per = 8 // spec.bit_width(code)
+    per, _, packs = _group(code)
     if x.ndim == 0:
         x = x.reshape(1)
     split = [axis for axis in range(1, x.ndim) if x.numblocks[axis] > 1]
@@ -156,13 +166,12 @@ def pack(func: Callable[..., Any], x: Any) -> Any:
     counts = [chunk * row for chunk in x.chunks[0]]
     last = max((i for i, count in enumerate(counts) if count), default=0)
     if any(count % per for count in counts[:last]):
-        step = per // math.gcd(per, row)  # the rows that fill whole bytes
+        step = per // math.gcd(per, row)  # the rows that fill whole groups
         example = max(step, x.chunks[0][0] // step * step)
         raise ArgumentValueError(
             f"{spec.PACK}: input 'x' is a dask array whose chunks hold {tuple(counts)} elements; "
-            f"{spec.type_string(code)} packs {per} elements to a byte, so every chunk but the "
-            f"last must hold a multiple of {per}: rechunk its first axis into multiples of "
-            f"{step} first, for example x.rechunk({{0: {example}}})"
+            f"{packs}, so every chunk but the last must hold a multiple of {per}: rechunk its "
+            f"first axis into multiples of {step} first, for example x.rechunk({{0: {example}}})"
         )
     sizes = tuple(spec.packed_size(code, count) for count in counts)
     return da.map_blocks(_task, func, _task_threads(), x, chunks=(sizes,),
@@ -170,27 +179,43 @@ def pack(func: Callable[..., Any], x: Any) -> Any:
                          meta=np.empty((0,), np.uint8), token="pack")
 
 
+def _held(code: spec.DataType, nbytes: int) -> int:
+    """The elements ``nbytes`` packed bytes hold whole: their padding bits make none."""
+    return nbytes * 8 // spec.bit_width(code)
+
+
 def _unpack_block(func: Callable[..., Any], block: np.ndarray, code: spec.DataType) -> np.ndarray:
     """Every element a block of packed bytes holds, the padding of the last byte included."""
-    return func(block, code, (block.shape[0] * (8 // spec.bit_width(code)),))
+    return func(block, code, (_held(code, block.shape[0]),))
 
 
 def unpack(func: Callable[..., Any], data: Any, to: Any, shape: Any) -> Any:
     """The elements of dask array ``data`` (packed bytes), block by block, then cut to ``shape``.
 
-    Every block of bytes unpacks by itself, so any chunks work; the last block's padding is
-    cut off and the result reshaped (lazily, by dask).
+    Every block of whole groups of packed bytes unpacks by itself: any chunks work for the 4-
+    and 2-bit types (a group is a byte); for the 6-bit ones every chunk but the last non-empty
+    one must hold a multiple of 3 bytes (otherwise the error says how to rechunk).  The last
+    block's padding is cut off and the result reshaped (lazily, by dask).
     """
     import dask.array as da
 
     _, code, dims = spec.check_unpack(_stand_in(spec.UNPACK, data), to, shape)
-    per = 8 // spec.bit_width(code)
+    _, nbytes, packs = _group(code)
+    sizes = data.chunks[0]
+    last = max((i for i, size in enumerate(sizes) if size), default=0)
+    if any(size % nbytes for size in sizes[:last]):
+        example = max(nbytes, sizes[0] // nbytes * nbytes)
+        raise ArgumentValueError(
+            f"{spec.UNPACK}: input 'data' is a dask array whose chunks hold {tuple(sizes)} bytes; "
+            f"{packs}, so every chunk but the last must hold a multiple of {nbytes}: rechunk it "
+            f"into multiples of {nbytes} first, for example data.rechunk({{0: {example}}})"
+        )
     count = 1
     for size in dims:
         count *= size
     dtype = spec.numpy_dtype(code)
     flat = da.map_blocks(_task, _unpack_block, _task_threads(), func, data, code,
-                         chunks=(tuple(chunk * per for chunk in data.chunks[0]),), dtype=dtype,
+                         chunks=(tuple(_held(code, size) for size in sizes),), dtype=dtype,
                          meta=np.empty((0,), dtype), token="unpack")
     return flat[:count].reshape(dims)
 

@@ -3,7 +3,8 @@
 * every example of the two operator specs (BitwiseAnd-18, BitCast-26);
 * ONNX's node tests of BitwiseOr, BitwiseXor, BitwiseNot (opset 18) and BitShift (its 28
   node tests as BitShift-28, the 8 of unsigned types as BitShift-11 too), under their names;
-* a pack / unpack round trip of each sub-byte type against the bytes ONNX stores it as.
+* a pack / unpack round trip of each sub-byte type (the 6-bit floats too) against the bytes
+  ONNX stores it as.
 
 The tests run each one under its own name.  BitCast, BitShift and pack examples carry
 their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
@@ -257,4 +258,10 @@ EXAMPLES: tuple[Example, ...] = (
           [16, 50, 84, 118, 152, 186, 220, 254, 5]),
     _pack(spec.DataType.INT2, [-2, -1, 0, 1, 1, 0, -1], [78, 49]),
     _pack(spec.DataType.UINT2, [0, 1, 2, 3, 3, 2, 1], [228, 27]),
+    # four 6-bit elements to three bytes: zeros, the smallest subnormal, one, the largest, each
+    # signed, and a last group of one element (e2m3) or two (e3m2)
+    _pack(spec.DataType.FLOAT6E2M3, [0.0, 0.125, 1.0, 7.5, -0.0, -0.875, -1.5, -7.5, 3.25],
+          [64, 128, 124, 224, 201, 254, 21]),
+    _pack(spec.DataType.FLOAT6E3M2, [0.0, 0.0625, 1.0, 28.0, -0.0, -0.1875, -3.5, -28.0, 0.25, 5.0],
+          [64, 192, 124, 224, 56, 255, 68, 5]),
 )

@@ -10,9 +10,11 @@ through ``spec.check_unpack``, which raises the errors.
 
 The loops are C (``fastbits/_c/pack.c``), run on the runtime's threads (``parallel``).  A type whose bits are not the low bits of its byte
 (float4e2m1, whose bytes with a high bit set read as negative: ``spec.subbyte_bits``) goes
-through a byte map as it is packed (``fb_pack_mapped``).  The threads follow the grain rule
-with the ``grain_strided`` setting over the unpacked elements (:mod:`fastbits._runtime`), one
-contiguous share of whole packed bytes per thread.  The output is written with plain stores.
+through a byte map as it is packed (``fb_pack_mapped``), as do float6e2m3 and float6e3m2.  The
+threads follow the grain rule with the ``grain_strided`` setting over the unpacked elements
+(:mod:`fastbits._runtime`), one contiguous share of whole packed units per thread: 8 elements,
+which are 4 bytes of nibbles, 2 of crumbs or 6 (two 3-byte groups) of 6-bit elements.  The
+output is written with plain stores.
 """
 
 cimport numpy as cnp
@@ -42,14 +44,15 @@ cdef struct Job:
     uint8_t* packed             # the packed bytes
     uint8_t* elems              # the elements, one per byte
     Py_ssize_t n                # elements
-    int bits
+    int bits                    # 4, 2 or 6
     const uint8_t* byte_map     # pack: map the elements' bytes through this first, or NULL
     bint pack                   # 1: elems -> packed; 0: packed -> elems
     int nshares                 # threads (the grain rule), one contiguous share each
 
 
 cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
-    """Share ``share`` of the job: elements [e0, e1), e0 a multiple of 8 (a whole packed byte)."""
+    """Share ``share`` of the job: elements [e0, e1), e0 a multiple of 8, whose packed bytes
+    start at e0 // 8 * bits (8 elements fill whole bytes, and whole 3-byte groups, at every width)."""
     cdef Job* job = <Job*>ctx
     cdef Py_ssize_t units = (job.n + 7) // 8
     cdef Py_ssize_t e0 = share * units // job.nshares * 8
@@ -63,8 +66,8 @@ cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
 
 
 cdef void _start(Job* job) noexcept:
-    """Run the job's shares: the grain rule over its unpacked elements, a whole packed byte's
-    worth (8 elements) the smallest piece."""
+    """Run the job's shares: the grain rule over its unpacked elements, 8 elements (whole packed
+    bytes at every width) the smallest piece."""
     parallel(_run_share, job, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8, &job.nshares)
 
 

@@ -62,10 +62,56 @@ ALL_PAIRS = list(itertools.product(T1_TYPES, T2_TYPES))
 #: The pairs BitCast accepts: the same ONNX bit width (sorted).
 SAME_WIDTH_PAIRS = [(src, dst) for src, dst in ALL_PAIRS if spec.bit_width(src) == spec.bit_width(dst)]
 
-#: The sub-byte types (int4, uint4, float4e2m1: 4 bits; int2, uint2: 2 bits), and the BitCast
-#: pairs between them (13).
+#: The sub-byte types (int4, uint4, float4e2m1: 4 bits; int2, uint2: 2 bits; float6e2m3,
+#: float6e3m2: 6 bits), and the BitCast pairs between them (13, of the 4- and 2-bit types).
 SUBBYTE_TYPES = sorted(spec.SUBBYTE_TYPES)
 SUBBYTE_PAIRS = [(src, dst) for src, dst in SAME_WIDTH_PAIRS if src in spec.SUBBYTE_TYPES]
+
+
+#: The 6-bit floats: sub-byte types of ONNX's packed layout, four to three bytes (not BitCast's).
+SIX_BIT_TYPES = [spec.DataType.FLOAT6E2M3, spec.DataType.FLOAT6E3M2]
+
+
+def onnx_6bit():
+    """``onnx.numpy_helper`` where it packs the 6-bit floats (onnx 1.23 on: ``_pack_6bit`` and
+    ``_unpack_6bit``, and TensorProto's FLOAT6E2M3 and FLOAT6E3M2), else None."""
+    try:
+        from onnx import numpy_helper
+    except ImportError:
+        return None
+    return numpy_helper if hasattr(numpy_helper, "_pack_6bit") else None
+
+
+def pack6_reference(codes):
+    """The 6-bit layout from its definition, on Python ints: each group of four codes v0..v3
+    (each below 64) is the three bytes ``v0 | v1 << 6``, ``v1 >> 2 | v2 << 4``, ``v2 >> 4 | v3 << 2``
+    (each cut to 8 bits), the last group's missing codes zero, ``ceil(n * 6 / 8)`` bytes in all."""
+    codes = [int(c) for c in codes]
+    out = []
+    for g in range(0, len(codes), 4):
+        v0, v1, v2, v3 = (codes[g:g + 4] + [0, 0, 0])[:4]
+        out += [(v0 | v1 << 6) & 0xFF, (v1 >> 2 | v2 << 4) & 0xFF, (v2 >> 4 | v3 << 2) & 0xFF]
+    return bytes(out[: (len(codes) * 6 + 7) // 8])
+
+
+#: 256 six-bit codes, 64 groups of four, in which each of the 4 positions of a group holds every
+#: one of the 64 codes once: position p of group g holds (g * (2p + 1) + 17p) % 64.
+EVERY_CODE = [(g * (2 * p + 1) + 17 * p) % 64 for g in range(64) for p in range(4)]
+#: Their 192 packed bytes, as onnx 1.23.2's ``numpy_helper._pack_6bit`` writes them (carried for
+#: the envs without onnx; tests/test_packing.py checks them against onnx where it is installed).
+EVERY_CODE_PACKED = bytes.fromhex(
+    "4024ce0175eac2c50683162344673f05b85bc6087487599048aaac09fbc8ca4be58b9c014ced1d0d3e3ace8e568fdf72"
+    "50208f1171abd2c1c79312e05463fc15b418d6043597555158a66d19f789da47a69b98c25ce9de1d3afbde8a179fdb33"
+    "602c4c217d68e2cd84a31ea1646fbd25b0d9e600f6a7511268a22e29f34aea4367ab94836ce59f2d36b8ee86d4afd7f0"
+    "70280d317929f2c945b31a62746b7e35bc9af60cb7b75dd378aeef39ff0bfa4f24bb90407ce15c3d3279fe8295bfd3b1"
+)
+#: Codes whose first n, for every n from 0 to 11 (every length mod 4, three times), pack as
+#: TAIL_PACKED[n] (onnx 1.23.2's ``_pack_6bit``): the bits after the last code zero.
+TAIL_CODES = [63, 0, 63, 0, 42, 21, 63, 63, 1, 62, 33]
+TAIL_PACKED = [bytes.fromhex(h) for h in (
+    "", "3f", "3f00", "3ff003", "3ff003", "3ff0032a", "3ff0036a05", "3ff0036af503", "3ff0036af5ff",
+    "3ff0036af5ff01", "3ff0036af5ff810f", "3ff0036af5ff811f02",
+)]
 
 
 def values_of(array):

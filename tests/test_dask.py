@@ -169,16 +169,20 @@ def test_bitcast_keeps_copy_per_block(ops, copy):
 
 @pytest.mark.parametrize("code", SUBBYTE_TYPES)
 def test_pack_and_unpack_equal_eager(packing, compute, code):
-    per = 8 // spec.bit_width(code)
+    # a whole group of packed bytes: 2 nibbles or 4 crumbs in a byte, 4 six-bit elements in 3
+    per = {4: 2, 2: 4, 6: 4}[spec.bit_width(code)]
+    size = per * spec.bit_width(code) // 8
     flat = random_tensor(code, (6 * per + 1,), int(code))
     block = random_tensor(code, (4 * per, 3), int(code) + 1)
     packed = packing.pack(flat)
+    assert packed.size == 6 * size + 1
     cases = [
         (packing.pack(flat), packing.pack(lazy(flat, ((2 * per, 0, per, 3 * per, 1),)))),
         (packing.pack(block), packing.pack(lazy(block, ((per, 3 * per), 3)))),  # rows whole: only axis 0 split
         (packing.pack(flat[0]), packing.pack(lazy(flat[0], ()))),
-        (flat, packing.unpack(lazy(packed, ((1, 0, 2, 4),)), code, flat.shape)),  # any chunks unpack
-        (flat[:-1].reshape(per, 6), packing.unpack(lazy(packing.pack(flat[:-1]), 4), code, (per, 6))),
+        # chunks of whole groups unpack (for 4 and 2 bits: any chunks)
+        (flat, packing.unpack(lazy(packed, ((size, 0, 2 * size, 3 * size + 1),)), code, flat.shape)),
+        (flat[:-1].reshape(per, 6), packing.unpack(lazy(packing.pack(flat[:-1]), 4 * size), code, (per, 6))),
         (flat[0], packing.unpack(lazy(packing.pack(flat[0]), 1), code, ())),
     ]
     results = compute(*[result for _, result in cases])
@@ -194,6 +198,29 @@ def test_pack_needs_chunks_of_whole_bytes(packing):
     assert packing.pack(x).chunks == ((9, 9, 6),)  # rows of 6 fill whole bytes
     with pytest.raises(fastbits.ArgumentValueError, match=r"^pack: .* only the first axis may be split.*\{1: -1\}"):
         packing.pack(lazy(np.zeros((4, 6), ml_dtypes.uint2), 2))
+
+
+def test_6_bit_chunks_must_hold_whole_groups(packing):
+    """Four 6-bit elements fill 3 bytes: pack's chunks (but the last) hold multiples of 4
+    elements, unpack's multiples of 3 bytes; otherwise the error names the rechunk."""
+    x = lazy(random_tensor(spec.DataType.FLOAT6E2M3, (10, 6), 3), (4, 6))  # chunks of 24 elements
+    assert packing.pack(x).chunks == ((18, 18, 9),)
+    with pytest.raises(fastbits.ArgumentValueError,
+                       match=r"^pack: input 'x' is a dask array whose chunks hold \(15, 15\) elements; "
+                             r"tensor\(float6e3m2\) packs 4 elements into 3 bytes, so every chunk but the last "
+                             r"must hold a multiple of 4: rechunk its first axis into multiples of 4 first, "
+                             r"for example x\.rechunk\(\{0: 4\}\)$"):
+        packing.pack(lazy(np.zeros((6, 5), ml_dtypes.float6_e3m2fn), (3, 5)))
+    data = packing.pack(random_tensor(spec.DataType.FLOAT6E3M2, (13,), 4))  # 10 bytes
+    with pytest.raises(fastbits.ArgumentValueError,
+                       match=r"^unpack: input 'data' is a dask array whose chunks hold \(4, 4, 2\) bytes; "
+                             r"tensor\(float6e3m2\) packs 4 elements into 3 bytes, so every chunk but the last "
+                             r"must hold a multiple of 3: rechunk it into multiples of 3 first, for example "
+                             r"data\.rechunk\(\{0: 3\}\)$"):
+        packing.unpack(lazy(data, 4), "FLOAT6E3M2", (13,))
+    rechunked = packing.unpack(lazy(data, 4).rechunk({0: 3}), "FLOAT6E3M2", (13,))
+    assert_same_bits(rechunked.compute(), packing.unpack(data, "FLOAT6E3M2", (13,)))
+    assert packing.unpack(lazy(data, (3, 0, 6, 1)), 28, (13,)).chunks == ((4, 0, 8, 1),)
 
 
 # --------------------------------------------------------------------------

@@ -34,7 +34,7 @@ import fastbits  # noqa: E402
 import fastbits._ops  # noqa: E402
 from fastbits import onnx_backend, onnx_ops, spec  # noqa: E402
 
-from support import INT_DTYPES, bits  # noqa: E402
+from support import INT_DTYPES, bits, onnx_6bit  # noqa: E402
 
 # --------------------------------------------------------------------------
 # both paths
@@ -897,6 +897,70 @@ def test_reference_evaluator_accepts_float6_input():
     except ValueError:
         pytest.skip(f"onnx {onnx.__version__} refuses it now")
     assert y.dtype == np.uint8
+
+
+def test_bitcast_of_float6_refused_with_the_reason_and_by_the_checker():
+    """fastbits says why (BitCast-26's T1 is the IR-13 types); onnx's full checker refuses the
+    model the reference evaluator runs."""
+    with pytest.raises(fastbits.TypeConstraintError, match=r"not in T1: BitCast-26's T1 and T2 are the tensor types of IR version 13"):
+        _fastbits(_bitcast_model(TP.UINT8, TP.UINT8)).run(None, {"x": FLOAT6})
+    if not hasattr(TP, "FLOAT6E2M3"):
+        pytest.skip(f"onnx {onnx.__version__} has no 6-bit types")
+    model = _bitcast_model(TP.FLOAT6E2M3, TP.UINT8, opset=28, shape=[3])
+    with pytest.raises(onnx.shape_inference.InferenceError, match=r"unsupported type: tensor\(float6e2m3\)"):
+        onnx.checker.check_model(model, full_check=True)
+
+
+needs_6_bit = pytest.mark.skipif(onnx_6bit() is None, reason=f"onnx {onnx.__version__} does not pack 6-bit types")
+FLOAT6_VALUES = [0.0, 1.0, -6.0, 0.125, -0.0]  # in both 6-bit types
+
+
+@needs_6_bit
+@pytest.mark.parametrize("dtype", [ml_dtypes.float6_e2m3fn, ml_dtypes.float6_e3m2fn])
+def test_reference_evaluator_reads_6_bit_initializers_as_unpack_does(dtype):
+    """A packed 6-bit initializer: the reference evaluator reads it with to_array (one value per
+    byte), the bits fastbits.unpack gives; it runs Identity (the full checker refuses
+    tensor(float6e2m3) for Identity's V) and Cast to float."""
+    x = np.array(FLOAT6_VALUES, dtype)
+    init = onnx.numpy_helper.from_array(x, "w")
+    code = spec.datatype_of(np.dtype(dtype))
+    expected = fastbits.unpack(init.raw_data, init.data_type, tuple(init.dims))
+    assert bits(expected) == bits(x)
+    for op, out_type, attrs in (("Identity", int(code), {}), ("Cast", TP.FLOAT, {"to": TP.FLOAT})):
+        model = _model([oh.make_node(op, ["w"], ["y"], **attrs)], [],
+                       [oh.make_tensor_value_info("y", out_type, [5])], 28, [init])
+        (y,) = ReferenceEvaluator(model).run(None, {})
+        if op == "Identity":
+            assert y.dtype == np.dtype(dtype) and bits(y) == bits(expected)
+            with pytest.raises(onnx.shape_inference.InferenceError, match=r"unsupported type: tensor\(float6e"):
+                onnx.checker.check_model(model, full_check=True)
+        else:
+            assert y.tolist() == FLOAT6_VALUES and np.signbit(y).tolist() == [False, False, True, False, True]
+
+
+@needs_6_bit
+def test_from_array_packs_the_low_6_bits_of_a_byte_pack_packs_the_value():
+    """Bytes 0x40 and 0x85 read as -0.0 and -0.625: from_array packs their low 6 bits (+0.0,
+    +0.625), fastbits the bits of the values read (0x20, 0x25)."""
+    x = np.array([0x40, 0x85], np.uint8).view(ml_dtypes.float6_e2m3fn)
+    assert x.tolist() == [-0.0, -0.625] and np.signbit(x.astype(np.float32)).all()
+    theirs = onnx.numpy_helper.to_array(onnx.numpy_helper.from_array(x))
+    assert theirs.view(np.uint8).tolist() == [0x00, 0x05] and theirs.tolist() == [0.0, 0.625]
+    assert fastbits.pack(x).tolist() == [96, 9]
+    assert fastbits.unpack(fastbits.pack(x), "FLOAT6E2M3", (2,)).view(np.uint8).tolist() == [0x20, 0x25]
+
+
+@needs_6_bit
+def test_to_array_reads_longer_6_bit_data_unpack_refuses_it():
+    tensor = onnx.numpy_helper.from_array(np.array(FLOAT6_VALUES, ml_dtypes.float6_e2m3fn))
+    assert len(tensor.raw_data) == 4
+    tensor.raw_data += b"\xff\xff"
+    assert onnx.numpy_helper.to_array(tensor).tolist() == FLOAT6_VALUES
+    with pytest.raises(fastbits.ArgumentValueError, match=r"has 6 bytes, but shape \(5,\) of tensor\(float6e2m3\) packs into 4 bytes"):
+        fastbits.unpack(tensor.raw_data, tensor.data_type, tuple(tensor.dims))
+    tensor.raw_data = tensor.raw_data[:3]
+    with pytest.raises(ValueError, match="too small"):
+        onnx.numpy_helper.to_array(tensor)
 
 
 def test_shapes_that_do_not_broadcast_raise_broadcast_error():

@@ -3,7 +3,9 @@
 The reference is onnx's own ``numpy_helper``: ``pack(x)`` gives the bytes of
 ``from_array(x).raw_data`` and ``unpack`` equals ``to_array``, for every sub-byte type and
 shapes with odd sizes, 0-d and empty ones.  Property tests: round trips exact at any layout and
-byte, the compiled path equal to the pure one.
+byte, the compiled path equal to the pure one.  The 6-bit floats (four to three bytes) also
+against data carried in tests/support.py, checked against onnx where onnx 1.23 or later is
+installed and standing in for it where it is not (the lowest env has no onnx).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from fastbits import spec
 from fastbits.spec import DataType
 
 from support import PATHS, REQUIRE_COMPILED
-from support import SUBBYTE_TYPES, bits, laid_out, random_tensor
+from support import EVERY_CODE, EVERY_CODE_PACKED, SIX_BIT_TYPES, SUBBYTE_TYPES, TAIL_CODES, TAIL_PACKED
+from support import bits, laid_out, onnx_6bit, pack6_reference, random_tensor, values_of
 
 
 
@@ -31,6 +34,13 @@ from support import SUBBYTE_TYPES, bits, laid_out, random_tensor
 def numpy_helper():
     """onnx's packing, the reference (onnx is a test extra; musllinux wheels test without it)."""
     return pytest.importorskip("onnx.numpy_helper")
+
+
+def _onnx_packs(code):
+    """Skip where the installed onnx has no packed layout for ``code`` (the 6-bit floats came
+    with onnx 1.23): the carried data stands in for it (the 6-bit tests below)."""
+    if code in SIX_BIT_TYPES and onnx_6bit() is None:
+        pytest.skip(f"this onnx does not pack {code.name} (onnx 1.23 does)")
 
 
 IDS = [c.name for c in SUBBYTE_TYPES]
@@ -58,6 +68,7 @@ def test_issue_example(packing):
 @pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_pack_is_numpy_helpers_raw_data(packing, code, shape, numpy_helper):
+    _onnx_packs(code)
     x = _tensor(code, shape, seed=len(shape) + sum(shape))
     packed = packing.pack(x)
     assert type(packed) is np.ndarray and packed.dtype == np.uint8 and packed.ndim == 1
@@ -69,6 +80,7 @@ def test_pack_is_numpy_helpers_raw_data(packing, code, shape, numpy_helper):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_unpack_is_numpy_helpers_to_array(packing, code, shape, numpy_helper):
     onnx = pytest.importorskip("onnx")
+    _onnx_packs(code)
     if shape == () and spec.bit_width(code) == 2 and not onnx.defs.has("BitCast"):
         # onnx 1.20 (Debian's) slices by np.prod(()), a float; fastbits' onnx extra needs 1.21
         pytest.skip(f"onnx {onnx.__version__}'s to_array fails on a 0-d 2-bit tensor")
@@ -113,6 +125,7 @@ def test_pack_takes_the_bits_of_the_value_read(packing):
 
 @pytest.mark.parametrize("code", SUBBYTE_TYPES, ids=IDS)
 def test_pack_any_layout(packing, code, numpy_helper):
+    _onnx_packs(code)
     base = _tensor(code, (6, 10), seed=3)
     for x in (base.T, base[::-1, ::3], base[:, 1::2], np.broadcast_to(base[:1], (4, 10)), base[2, 3]):
         expected = packing.pack(np.ascontiguousarray(x))
@@ -129,7 +142,8 @@ def test_large_arrays_every_type(packing, numpy_helper):
         y = packing.unpack(packed, code, x.shape)
         np.testing.assert_array_equal(y.view(np.uint8), spec.subbyte_bits(code)[raw])
         canonical = y
-        assert packed.tobytes() == numpy_helper.from_array(canonical).raw_data
+        if code not in SIX_BIT_TYPES or onnx_6bit() is not None:
+            assert packed.tobytes() == numpy_helper.from_array(canonical).raw_data
 
 
 @pytest.mark.compiled
@@ -141,7 +155,7 @@ def test_threaded_compiled_equals_pure(threads):
     before = fastbits.get_num_threads()
     fastbits.set_num_threads(threads)
     try:
-        for code, extra in zip(SUBBYTE_TYPES, (13, 1, 7, 3, 0)):
+        for code, extra in zip(SUBBYTE_TYPES, (13, 1, 7, 3, 0, 5, 2), strict=True):
             raw = np.random.default_rng(int(code)).integers(0, 256, size=(4 << 20) + extra, dtype=np.uint8)
             x = raw.view(spec.numpy_dtype(code))
             packed = pure.pack(x)
@@ -182,10 +196,15 @@ def subbyte_arrays(draw):
 
 @given(subbyte_arrays())
 def test_round_trip_keeps_the_bits(packing, case):
-    """unpack(pack(x)) is x's elements as BitCast copies them: their bits, in C order."""
+    """unpack(pack(x)) is x's elements as BitCast copies them: their bits, in C order (for the
+    6-bit floats, which BitCast does not take, the bits of spec.subbyte_bits)."""
     code, x = case
     y = packing.unpack(packing.pack(x), code, x.shape)
-    assert bits(y) == bits(fastbits._ops_py.bitcast(x, code, copy=True))
+    if code in SIX_BIT_TYPES:
+        assert bits(y) == spec.subbyte_bits(code)[np.ascontiguousarray(x).view(np.uint8)].tobytes()
+    else:
+        assert bits(y) == bits(fastbits._ops_py.bitcast(x, code, copy=True))
+    assert bits(values_of(y)) == bits(values_of(x))  # the values ml_dtypes reads are kept
     assert bits(packing.pack(y)) == bits(packing.pack(x))
 
 
@@ -214,11 +233,11 @@ def test_compiled_equals_pure(case):
 
 BAD_CALLS = [
     ("pack: not a sub-byte type", lambda m: m.pack(np.zeros(3, np.int8)),
-     fastbits.TypeConstraintError, r"^pack: input 'x' has dtype int8 \(tensor\(int8\)\), which is not a sub-byte type; expected one of tensor\(float4e2m1\), tensor\(int4\), tensor\(uint4\), tensor\(int2\), tensor\(uint2\)$"),
+     fastbits.TypeConstraintError, r"^pack: input 'x' has dtype int8 \(tensor\(int8\)\), which is not a sub-byte type; expected one of tensor\(float6e2m3\), tensor\(float6e3m2\), tensor\(float4e2m1\), tensor\(int4\), tensor\(uint4\), tensor\(int2\), tensor\(uint2\)$"),
     ("pack: a list of ints", lambda m: m.pack([1, 2]), fastbits.TypeConstraintError, r"^pack: input 'x' has dtype int64"),
     ("pack: not an array", lambda m: m.pack(object()), fastbits.ArgumentTypeError, r"^pack: input 'x'"),
     ("unpack: to not sub-byte", lambda m: m.unpack(b"\x00", "int8", (1,)),
-     fastbits.TypeConstraintError, r"^unpack: argument 'to' = INT8 \(3\) is not a sub-byte type; expected one of tensor\(float4e2m1\)"),
+     fastbits.TypeConstraintError, r"^unpack: argument 'to' = INT8 \(3\) is not a sub-byte type; expected one of tensor\(float6e2m3\), tensor\(float6e3m2\), tensor\(float4e2m1\)"),
     ("unpack: to unknown", lambda m: m.unpack(b"\x00", 99, (1,)), fastbits.UnknownDataTypeError,
      r"^unpack: argument 'to' = 99 names no ONNX data type; expected a sub-byte type"),
     ("unpack: to of the wrong kind", lambda m: m.unpack(b"\x00", None, (1,)), fastbits.ArgumentTypeError,
@@ -294,15 +313,18 @@ def test_bench_cases(numpy_helper):
     from fastbits._bench.timing import MODES
 
     quick = [case.name for case in select("quick")]
+    full = [case.name for case in select("full")]
     assert "pack int4 n=4M" in quick and "unpack int4 n=4M" in quick
+    assert "pack float6e2m3 n=4M" in quick and "unpack float6e2m3 n=4M" in quick
+    assert "pack float6e3m2 n=4M" in full and "unpack float6e3m2 n=4M" in full
     impls = implementations(1)
     for op in ("pack", "unpack"):
-        for code in (DataType.INT4, DataType.FLOAT4E2M1, DataType.UINT2):
+        for code in (DataType.INT4, DataType.FLOAT4E2M1, DataType.UINT2, DataType.FLOAT6E2M3, DataType.FLOAT6E3M2):
             record = run_case(packing_case(op, code, 1001, "s"), impls, MODES["smoke"], np.random.default_rng(0))
             results = record["results"]
             assert results["fastbits-py"]["status"] == "ok" and results["numpy"]["status"] == "ok"
             assert results["fastbits-c"]["status"] == ("ok" if "cython" in PATHS else "absent")
-            assert results["onnx-ref"]["status"] == "ok"
+            assert results["onnx-ref"]["status"] == ("ok" if code not in SIX_BIT_TYPES or onnx_6bit() else "n/a")
             assert results["ort"]["status"] in ("n/a", "absent")
 
 
@@ -312,3 +334,179 @@ def test_unpack_takes_any_sequence_of_ints_as_shape(packing, shape):
     data = bytes([0x21, 0x43, 0x65])[: (int(np.prod(shape)) + 1) // 2]
     got = packing.unpack(data, "uint4", shape).view(np.uint8)
     assert got.shape == tuple(shape) and got.reshape(-1).tolist() == [1, 2, 3, 4, 5, 6][: got.size]
+
+
+# ----------------------------------------------------------------------- the 6-bit floats
+
+SIX_IDS = [c.name for c in SIX_BIT_TYPES]
+
+
+def _codes(code, values, shape=None):
+    """An array of 6-bit type ``code`` holding the bytes ``values``."""
+    x = np.array(values, np.uint8).view(spec.numpy_dtype(code))
+    return x if shape is None else x.reshape(shape)
+
+
+def test_carried_6_bit_data_is_onnxs():
+    """The data the 6-bit tests carry is what onnx 1.23's numpy_helper writes and reads: its
+    private _pack_6bit / _unpack_6bit, and a TensorProto's raw_data through from_array /
+    to_array (the lowest env, without onnx, relies on this data alone)."""
+    numpy_helper = onnx_6bit()
+    if numpy_helper is None:
+        pytest.skip("this onnx has no 6-bit packing (onnx 1.23 has)")
+    import onnx
+
+    every = np.array(EVERY_CODE, np.uint8)
+    assert numpy_helper._pack_6bit(every).tobytes() == EVERY_CODE_PACKED == pack6_reference(EVERY_CODE)
+    assert numpy_helper._unpack_6bit(np.frombuffer(EVERY_CODE_PACKED, np.uint8), (256,)).tolist() == EVERY_CODE
+    for n, packed in enumerate(TAIL_PACKED):
+        assert numpy_helper._pack_6bit(np.array(TAIL_CODES[:n], np.uint8)).tobytes() == packed
+        assert numpy_helper._unpack_6bit(np.frombuffer(packed, np.uint8), (n,)).tolist() == TAIL_CODES[:n]
+    for code in SIX_BIT_TYPES:
+        tensor = numpy_helper.from_array(_codes(code, EVERY_CODE, (8, 32)))
+        assert tensor.data_type == int(code) == getattr(onnx.TensorProto, code.name)
+        assert tensor.raw_data == EVERY_CODE_PACKED
+        back = numpy_helper.to_array(tensor)
+        assert back.dtype == spec.numpy_dtype(code) and back.shape == (8, 32)
+        assert back.view(np.uint8).reshape(-1).tolist() == EVERY_CODE
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+def test_6_bit_every_code_in_every_position(packing, code):
+    """Each of the 64 codes in each of the 4 positions of a group, both ways."""
+    for shape in ((256,), (64, 4), (4, 8, 8)):
+        x = _codes(code, EVERY_CODE, shape)
+        packed = packing.pack(x)
+        assert packed.dtype == np.uint8 and packed.shape == (192,)
+        assert packed.tobytes() == EVERY_CODE_PACKED
+        for data in (EVERY_CODE_PACKED, bytearray(EVERY_CODE_PACKED), memoryview(EVERY_CODE_PACKED),
+                     np.frombuffer(EVERY_CODE_PACKED, np.uint8)):
+            y = packing.unpack(data, code, shape)
+            assert y.dtype == spec.numpy_dtype(code) and y.shape == shape and y.flags.c_contiguous
+            assert y.view(np.uint8).reshape(-1).tolist() == EVERY_CODE
+    groups = packing.unpack(EVERY_CODE_PACKED, code, (64, 4)).view(np.uint8)
+    for position in range(4):
+        assert sorted(groups[:, position].tolist()) == list(range(64))
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+def test_6_bit_every_length_mod_4(packing, code):
+    """0 to 11 elements: the output trimmed to ceil(n * 6 / 8) bytes, the bits after the last
+    element zero; unpack ignores those bits when they are set."""
+    for n, expected in enumerate(TAIL_PACKED):
+        assert spec.packed_size(code, n) == len(expected) == math.ceil(n * 6 / 8)
+        assert packing.pack(_codes(code, TAIL_CODES[:n])).tobytes() == expected
+        assert packing.unpack(expected, code, (n,)).view(np.uint8).tolist() == TAIL_CODES[:n]
+        if n % 4:  # padding bits in the last byte: set them all, they are not read
+            used = n * 6 % 8
+            noisy = bytearray(expected)
+            noisy[-1] |= 0xFF & ~((1 << used) - 1)
+            assert packing.unpack(bytes(noisy), code, (n,)).view(np.uint8).tolist() == TAIL_CODES[:n]
+    assert packing.pack(_codes(code, [], (0, 3))).shape == (0,)
+    assert packing.unpack(b"", code, (2, 0)).shape == (2, 0)
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+@pytest.mark.parametrize("to", ["{name}", "{lower}", "tensor({lower})", "{numpy}", "int", "DataType", "dtype", "scalar type"])
+def test_6_bit_unpack_reads_to_as_bitcast_does(packing, code, to):
+    dtype = spec.numpy_dtype(code)
+    given = {"int": int(code), "DataType": code, "dtype": dtype, "scalar type": dtype.type}.get(to)
+    if given is None:
+        given = to.format(name=code.name, lower=code.name.lower(), numpy=dtype.name)
+    y = packing.unpack(TAIL_PACKED[5], given, (5,))
+    assert y.dtype == dtype and y.view(np.uint8).tolist() == TAIL_CODES[:5]
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+def test_6_bit_any_layout(packing, code):
+    """Multi-dimensional, strided, transposed, reversed, broadcast, 0-d, read-only inputs pack in
+    logical C order; unpack gives any shape of the same elements."""
+    base = _codes(code, EVERY_CODE[:210], (6, 35))
+    read_only = base.copy()
+    read_only.flags.writeable = False
+    layouts = [base.T, base[::-1], base[:, ::-1], base[::-2, 1::3], base.T[::-1, 2:], base[:, 5:6],
+               np.broadcast_to(base[:1], (3, 35)), base[2, 3], read_only, base.reshape(5, 7, 6).transpose(2, 0, 1)]
+    numpy_helper = onnx_6bit()
+    for x in layouts:
+        codes = np.ascontiguousarray(x).view(np.uint8).reshape(-1)
+        packed = packing.pack(x)
+        assert packed.tobytes() == pack6_reference(codes)
+        if numpy_helper is not None:
+            assert packed.tobytes() == numpy_helper.from_array(np.ascontiguousarray(x)).raw_data
+        y = packing.unpack(packed, code, x.shape)
+        assert y.shape == x.shape and y.view(np.uint8).reshape(-1).tolist() == codes.tolist()
+    # the packed bytes as a strided or unaligned uint8 array
+    packed = np.frombuffer(pack6_reference(EVERY_CODE), np.uint8)
+    for data in (np.repeat(packed, 2)[::2], np.concatenate([np.uint8([7]), packed])[1:], packed[::-1][::-1]):
+        assert packing.unpack(data, code, (16, 16)).view(np.uint8).reshape(-1).tolist() == EVERY_CODE
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+def test_6_bit_high_bits_never_leak(packing, code):
+    """A byte with high bits set packs as the bits of the value ml_dtypes reads from it (the
+    sign if any bit from the sign up is set), never spilling into a neighbour: every byte
+    0..255 in each of the 4 positions of a group, between neighbours of all zeros and all ones."""
+    table = spec.subbyte_bits(code)
+    assert table[0x40] == 0x20 and table[0xFF] == 0x3F and table[0x85] == 0x25 and table[0x1F] == 0x1F
+    every = np.arange(256, dtype=np.uint8)
+    for position in range(4):
+        for fill in (0x00, 0x3F):
+            raw = np.full((256, 4), fill, np.uint8)
+            raw[:, position] = every
+            x = raw.reshape(-1).view(spec.numpy_dtype(code))
+            packed = packing.pack(x)
+            assert packed.tobytes() == pack6_reference(table[raw.reshape(-1)])
+            back = packing.unpack(packed, code, x.shape)
+            assert bits(values_of(back)) == bits(values_of(x))  # the values read are kept
+            assert int(back.view(np.uint8).max()) < 64  # elements stored as their bits alone
+    for n in range(1, 9):  # the last element of every length mod 4 with every high bit set
+        raw = np.full(n, 0xC0 | 0x15, np.uint8)  # reads as -(0x15): bits 0x35
+        assert packing.pack(raw.view(spec.numpy_dtype(code))).tobytes() == pack6_reference([0x35] * n)
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+def test_6_bit_wrong_sizes(packing, code):
+    """Data of any other size than ceil(n * 6 / 8) bytes: an ArgumentValueError (a ValueError)
+    naming both sizes, also where onnx's _unpack_6bit would read a longer buffer."""
+    for n in range(0, 13):
+        expected = math.ceil(n * 6 / 8)
+        for size in {max(expected - 1, 0), expected + 1, expected + 3, 3 * (n // 4 + 1)} - {expected}:
+            for data in (bytes(size), np.zeros(size, np.uint8)):
+                with pytest.raises(fastbits.ArgumentValueError) as info:
+                    packing.unpack(data, code, (n,))
+                message = str(info.value)
+                assert isinstance(info.value, ValueError)
+                assert message.startswith(f"unpack: input 'data' has {size} bytes, but shape ({n},) of "
+                                          f"tensor({code.name.lower()}) packs into {expected} bytes ({n} "
+                                          f"elements of 6 bits")
+                assert message.endswith(f"expected exactly {expected} bytes")
+
+
+@pytest.mark.parametrize("code", SIX_BIT_TYPES, ids=SIX_IDS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_6_bit_large(packing, code, threads):
+    """Enough elements for the thread team and the vector steps, every length mod 8 (the shares
+    split at 8 elements: two whole groups), canonical bytes (packed as they are) and any bytes
+    (through the byte map), against the definition on the first and last groups."""
+    rng = np.random.default_rng(int(code))
+    with fastbits.config_context(num_threads=threads):
+        for extra in range(8):
+            n = (1 << 20) + extra
+            raw = rng.integers(0, 64 if extra % 2 else 256, n, dtype=np.uint8)  # canonical or any bytes
+            codes = spec.subbyte_bits(code)[raw]
+            packed = packing.pack(raw.view(spec.numpy_dtype(code)))
+            assert packed.size == spec.packed_size(code, n)
+            tail = (n // 4 - 1000) * 4  # the last 1000 whole groups and the rest
+            assert packed[:3000].tobytes() == pack6_reference(codes[:4000])
+            assert packed[tail // 4 * 3:].tobytes() == pack6_reference(codes[tail:])
+            np.testing.assert_array_equal(packing.unpack(packed, code, (n,)).view(np.uint8), codes)
+
+
+@given(st.sampled_from(SIX_BIT_TYPES), st.lists(st.integers(0, 255), max_size=70))
+def test_6_bit_matches_its_definition(packing, code, raw):
+    """Any bytes: pack is the definition applied to their bits, unpack its inverse."""
+    raw = np.array(raw, np.uint8)
+    codes = spec.subbyte_bits(code)[raw]
+    packed = packing.pack(raw.view(spec.numpy_dtype(code)))
+    assert packed.tobytes() == pack6_reference(codes)
+    assert packing.unpack(packed, code, (raw.size,)).view(np.uint8).tolist() == codes.tolist()

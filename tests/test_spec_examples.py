@@ -21,6 +21,8 @@ from fastbits import spec
 from fastbits._examples import EXAMPLES, PACK_UNPACK
 from fastbits.spec import BITCAST, BITWISE_AND
 
+from support import onnx_6bit
+
 SPEC_DIR = pathlib.Path(__file__).resolve().parents[2] / "shared" / "spec"
 
 
@@ -56,7 +58,7 @@ del _example
 
 
 def test_every_example_is_a_test():
-    assert len({_test_name(example) for example in EXAMPLES}) == len(EXAMPLES) == 70
+    assert len({_test_name(example) for example in EXAMPLES}) == len(EXAMPLES) == 72
 
 
 def test_bitshift_11_examples_refuse_signed_types(ops):
@@ -90,6 +92,9 @@ def test_node_test_examples_match_onnx():
         if example.op in (BITWISE_AND, BITCAST):
             continue
         if example.op == PACK_UNPACK:
+            if spec.bit_width(spec.datatype_of(example.inputs[0].dtype)) == 6 and onnx_6bit() is None:
+                absent.append(example.name)  # an onnx before the 6-bit floats (1.23)
+                continue
             raw = onnx.numpy_helper.from_array(example.inputs[0]).raw_data
             assert list(raw) == example.expected.tolist(), example.name
             checked += 1
@@ -106,7 +111,7 @@ def test_node_test_examples_match_onnx():
             assert got.dtype == want.dtype and got.shape == want.shape, example.name
             np.testing.assert_array_equal(got, want, example.name)
         checked += 1
-    assert checked + len(absent) == 4 + 4 + 3 + 8 + 28 + 5
+    assert checked + len(absent) == 4 + 4 + 3 + 8 + 28 + 7
     # the examples were taken from onnx 1.23's node tests: from it on, every one is there
     assert not absent or tuple(int(p) for p in onnx.__version__.split(".")[:2]) < (1, 23), absent
 

@@ -1,7 +1,7 @@
 """The bits of a sub-byte element, and BitCast between sub-byte types for every byte 0..255.
 
-The bits of an element are the 4 or 2 bits of the value ml_dtypes reads from its byte.  BitCast
-keeps exactly those bits on both paths: a view where the target reads every byte as the value
+The bits of an element are the 4, 2 or 6 bits of the value ml_dtypes reads from its byte.  BitCast
+(which takes the 4- and 2-bit types, not the 6-bit ones) keeps exactly those bits on both paths: a view where the target reads every byte as the value
 of those bits, a normalizing copy where it would not.  These tests find each byte's bits from
 ml_dtypes directly (not from ``spec.subbyte_bits``) and hold docs/bitcast.md's table of which
 pairs view and which copy.
@@ -27,6 +27,10 @@ VIEW_GROUPS = [
 VIEWS = {(src, dst) for group in VIEW_GROUPS for src in group for dst in group}
 
 ALL_BYTES = np.arange(256, dtype=np.uint8)
+
+#: The types whose ml_dtypes bytes read as negative when any high bit is set: the bytes that
+#: read another value than their low bits, and those whose bits differ from their low bits.
+SIGNED_BY_HIGH_BITS = {DataType.FLOAT4E2M1: (105, 120), DataType.FLOAT6E2M3: (93, 96), DataType.FLOAT6E3M2: (93, 96)}
 
 
 def _bits_of_every_byte(code):
@@ -68,16 +72,25 @@ def test_subbyte_bits_is_what_ml_dtypes_reads(code):
     values = np.arange(1 << width, dtype=np.uint8).view(spec.numpy_dtype(code)).astype(np.float32)
     written = values.astype(spec.numpy_dtype(code)).view(np.uint8)
     np.testing.assert_array_equal(written, np.arange(1 << width))
-    if code is DataType.FLOAT4E2M1:
-        low = ALL_BYTES & 0x0F
-        # a high bit makes a float4e2m1 byte negative: 105 bytes read another value than their
-        # low nibble, 120 other bits (-0.0 is not +0.0)
+    if code in SIGNED_BY_HIGH_BITS:
+        low = ALL_BYTES & ((1 << width) - 1)
+        # a high bit makes a float4e2m1 or 6-bit float byte negative: 105 (93) bytes read
+        # another value than their low 4 (6) bits, 120 (96) other bits (-0.0 is not +0.0)
         low_values = values_of(low.view(spec.numpy_dtype(code))).view(np.float32)
         read = values_of(ALL_BYTES.view(spec.numpy_dtype(code))).view(np.float32)
-        assert int(np.sum(read != low_values)) == 105
-        assert int(np.sum(table != low)) == 120
+        assert int(np.sum(read != low_values)) == SIGNED_BY_HIGH_BITS[code][0]
+        assert int(np.sum(table != low)) == SIGNED_BY_HIGH_BITS[code][1]
+        sign = 1 << (width - 1)  # the bits: the sign if any bit from the sign up is set
+        np.testing.assert_array_equal(table, np.where(ALL_BYTES >= sign, sign | (ALL_BYTES & (sign - 1)), ALL_BYTES))
     else:
         np.testing.assert_array_equal(table, ALL_BYTES & ((1 << width) - 1))
+
+
+def test_bitcast_pairs_leave_out_the_6_bit_types():
+    """The 6-bit floats are sub-byte types (pack and unpack take them), not BitCast types."""
+    six = {DataType.FLOAT6E2M3, DataType.FLOAT6E3M2}
+    assert six <= spec.SUBBYTE_TYPES and not six & spec.BITCAST_T1
+    assert not any(src in six or dst in six for src, dst in SUBBYTE_PAIRS)
 
 
 def test_subbyte_bits_refuses_other_types():

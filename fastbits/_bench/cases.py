@@ -335,6 +335,9 @@ def all_cases() -> list[Case]:
         packing_case("pack", D.INT4, 4 * M, "q"), packing_case("unpack", D.INT4, 4 * M, "q"),
         packing_case("pack", D.FLOAT4E2M1, 4 * M, "q"),
         packing_case("pack", D.INT2, 4 * M, "f"), packing_case("unpack", D.INT2, 4 * M, "f"),
+        # the 6-bit floats, four to three bytes
+        packing_case("pack", D.FLOAT6E2M3, 4 * M, "q"), packing_case("unpack", D.FLOAT6E2M3, 4 * M, "q"),
+        packing_case("pack", D.FLOAT6E3M2, 4 * M, "f"), packing_case("unpack", D.FLOAT6E3M2, 4 * M, "f"),
     ]
     return out
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 import fastbits
-from fastbits import _ops
+from fastbits import _ops, spec
 
 from . import ort as _ort
 from .cases import ELEMENTWISE, Case, operands
@@ -164,6 +164,8 @@ def _reference_impl(models: _ort.Models | None) -> Impl:
 def _numpy_helper_prepare(case: Case, arrays: dict[str, Any]):
     """onnx's own pack (``from_array``, its raw_data read as bytes) and unpack (``to_array``)."""
     numpy_helper = import_module("onnx.numpy_helper")
+    if spec.bit_width(spec.DataType[case.to]) == 6 and not hasattr(numpy_helper, "_pack_6bit"):
+        return f"onnx {import_module('onnx').__version__} has no 6-bit packing (onnx 1.23 has)"
     if case.op == "pack":
         x = arrays["x"]
         return lambda: np.frombuffer(numpy_helper.from_array(x).raw_data, np.uint8)

@@ -1,12 +1,12 @@
 /* ONNX's packed layout (see pack.h for the contract).
 
-   Each loop moves the elements of one packed byte as one 16- or 32-bit word, read or written
-   little endian (the first element in the low byte; swapped where the host is big endian,
-   le16/le32), and folds or spreads
-   them with one mask and a shift or two (fewer operations than one shift and mask per
-   element: 40 % faster for crumbs), so that GCC vectorizes it into a few word operations and
-   one narrowing or widening step, cloned for AVX-512F, AVX2 and the baseline where the
-   platform allows (FB_CLONES). */
+   Each loop moves the elements of one packed unit (a byte of nibbles or crumbs, a 3-byte group
+   of four 6-bit elements) as one 16- or 32-bit word, read or written little endian (the first
+   element in the low byte; swapped where the host is big endian, le16/le32), and folds or
+   spreads them with one mask and a shift or two per step (fewer operations than one shift and
+   mask per element: 40 % faster for crumbs), so that GCC vectorizes it into a few word
+   operations and one narrowing or widening step, cloned for AVX-512F, AVX2 and the baseline
+   where the platform allows (FB_CLONES). */
 #include "pack.h"
 
 #include <string.h>
@@ -72,12 +72,124 @@ FB_CLONES static void unpack2(uint8_t *o, const uint8_t *a, fb_ssize m) {
     }
 }
 
+/* Four 6-bit elements in the low bits of the bytes of v, as one little-endian word (the first
+   in the low byte), folded into the 24 low bits: two 12-bit pairs (at bits 0 and 16), then one
+   group.  For a word and for a vector of words alike (GCC's vector extensions apply a scalar to
+   every lane). */
+#define FOLD6(v)                                                        \
+    do {                                                                \
+        (v) &= 0x3F3F3F3Fu;                                             \
+        (v) = ((v) & 0x003F003Fu) | (((v) >> 2) & 0x0FC00FC0u);         \
+        (v) = ((v) & 0x00000FFFu) | (((v) >> 4) & 0x00FFF000u);         \
+    } while (0)
+
+/* The inverse: the 24 low bits of v spread into four bytes, each element in the low 6 bits. */
+#define SPREAD6(v)                                                      \
+    do {                                                                \
+        (v) = ((v) & 0x00000FFFu) | (((v) << 4) & 0x0FFF0000u);         \
+        (v) = ((v) & 0x003F003Fu) | (((v) << 2) & 0x3F003F00u);         \
+    } while (0)
+
+#if FB_SHUFFLE && !FB_BIG_ENDIAN
+/* Eight groups a step, as a vector of eight 32-bit lanes (each a group's little-endian word) in
+   two 16-byte halves of four groups: one byte shuffle within each half moves its groups between
+   their 12 packed bytes and its 16 lanes' bytes (GCC's vectorizer makes a slower run of permutes
+   of the stride-3 bytes; a shuffle within halves is one instruction with AVX2).  Little-endian
+   hosts only. */
+#define GROUPS_PER_STEP 8
+typedef uint8_t fb_v32 __attribute__((vector_size(32)));
+typedef uint32_t fb_v8u32 __attribute__((vector_size(32)));
+#endif
+
+/* o[3i .. 3i+2] = the low 6 bits of a[4i] .. a[4i+3], lowest first, for m whole groups.  A
+   vector step writes each half's 12 bytes as 16 (the next half, step or word overwrites the
+   other 4), so the steps stop 4 bytes short of the end of ``o``: nothing past it is written. */
+FB_CLONES static void pack6(uint8_t *o, const uint8_t *a, fb_ssize m) {
+    fb_ssize i = 0;
+    uint32_t v;
+#ifdef GROUPS_PER_STEP
+    const fb_v32 packed = {0,  1,  2,  4,  5,  6,  8,  9,  10, 12, 13, 14, 3,  7,  11, 15,
+                           16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30, 19, 23, 27, 31};
+    fb_v8u32 w;
+    fb_v32 x;
+    for (; 3 * (i + GROUPS_PER_STEP) + 4 <= 3 * m; i += GROUPS_PER_STEP) {
+        memcpy(&w, a + 4 * i, 32);
+        FOLD6(w);
+        x = __builtin_shuffle((fb_v32)w, packed);
+        memcpy(o + 3 * i, &x, 16);
+        memcpy(o + 3 * i + 12, (const uint8_t *)&x + 16, 16);
+    }
+#endif
+    for (; i < m; i++) {
+        memcpy(&v, a + 4 * i, 4);
+        v = le32(v);
+        FOLD6(v);
+        o[3 * i] = (uint8_t)v;
+        o[3 * i + 1] = (uint8_t)(v >> 8);
+        o[3 * i + 2] = (uint8_t)(v >> 16);
+    }
+}
+
+/* Group i of the 3 bytes at a + 3i into the 4 bytes at o + 4i. */
+static FB_ALWAYS_INLINE void unpack6_group(uint8_t *o, const uint8_t *a, fb_ssize i) {
+    uint32_t v = (uint32_t)a[3 * i] | (uint32_t)a[3 * i + 1] << 8 | (uint32_t)a[3 * i + 2] << 16;
+    SPREAD6(v);
+    v = le32(v);
+    memcpy(o + 4 * i, &v, 4);
+}
+
+/* The inverse of pack6 for m whole groups (3m input bytes, 4m output bytes).  A vector step
+   reads 32 bytes from 4 before its 24, so that each half holds its 12 (the first half at 4, the
+   second at 0): the steps start at the third group and stop 4 bytes short of the end of ``a``. */
+FB_CLONES static void unpack6(uint8_t *o, const uint8_t *a, fb_ssize m) {
+    fb_ssize i = 0;
+#ifdef GROUPS_PER_STEP
+    /* each lane's 4th byte is a copy of its 3rd, which SPREAD6 does not read */
+    const fb_v32 lanes = {4,  5,  6,  6,  7,  8,  9,  9,  10, 11, 12, 12, 13, 14, 15, 15,
+                          16, 17, 18, 18, 19, 20, 21, 21, 22, 23, 24, 24, 25, 26, 27, 27};
+    fb_v32 x;
+    fb_v8u32 w;
+    for (; i < m && i < 2; i++) unpack6_group(o, a, i);
+    for (; 3 * (i + GROUPS_PER_STEP) + 4 <= 3 * m; i += GROUPS_PER_STEP) {
+        memcpy(&x, a + 3 * i - 4, 32);
+        w = (fb_v8u32)__builtin_shuffle(x, lanes);
+        SPREAD6(w);
+        memcpy(o + 4 * i, &w, 32);
+    }
+#endif
+    for (; i < m; i++) unpack6_group(o, a, i);
+}
+
+/* The 6-bit layout: whole groups of 4 elements in 3 bytes, then the last 1 to 3 elements in the
+   ceil(k * 6 / 8) bytes that hold them, the bits past them zero. */
+static void fb_pack6(uint8_t *o, const uint8_t *a, fb_ssize n) {
+    const fb_ssize whole = n / 4;
+    fb_ssize i, k = n - whole * 4;
+    uint32_t last = 0;
+    pack6(o, a, whole);
+    for (i = 0; i < k; i++) last |= (uint32_t)(a[whole * 4 + i] & 0x3F) << (6 * i);
+    for (i = 0; i < (k * 6 + 7) / 8; i++) o[whole * 3 + i] = (uint8_t)(last >> (8 * i));
+}
+
+static void fb_unpack6(uint8_t *o, const uint8_t *a, fb_ssize n) {
+    const fb_ssize whole = n / 4;
+    fb_ssize i, k = n - whole * 4;
+    uint32_t last = 0;
+    unpack6(o, a, whole);
+    for (i = 0; i < (k * 6 + 7) / 8; i++) last |= (uint32_t)a[whole * 3 + i] << (8 * i);
+    for (i = 0; i < k; i++) o[whole * 4 + i] = (uint8_t)((last >> (6 * i)) & 0x3F);
+}
+
 void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
     const int per = 8 / bits;
     const unsigned mask = (1u << bits) - 1u;
     const fb_ssize whole = n / per;
     fb_ssize i;
     unsigned last = 0;
+    if (bits == 6) {
+        fb_pack6(o, a, n);
+        return;
+    }
     if (bits == 4) pack4(o, a, whole);
     else pack2(o, a, whole);
     if (whole * per == n) return;
@@ -157,6 +269,10 @@ void fb_unpack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
     const unsigned mask = (1u << bits) - 1u;
     const fb_ssize whole = n / per;
     fb_ssize i;
+    if (bits == 6) {
+        fb_unpack6(o, a, n);
+        return;
+    }
     if (bits == 4) unpack4(o, a, whole);
     else unpack2(o, a, whole);
     for (i = whole * per; i < n; i++) o[i] = (uint8_t)((a[whole] >> ((i - whole * per) * bits)) & mask);

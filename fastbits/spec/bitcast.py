@@ -13,6 +13,17 @@ from .types import _BY_NUMPY_NAME, TYPES, DataType, datatype_of, type_string
 
 __all__ = ["bitcast_allowed", "check_bitcast", "check_bitcast_to", "resolve_to"]
 
+#: The ONNX tensor types newer than BitCast-26: the 6-bit floats (IR version 14).
+_NEWER_TYPES: frozenset[DataType] = frozenset(DataType) - BITCAST_T1 - {DataType.UNDEFINED, DataType.STRING}
+
+
+def _why_not(code: DataType | None) -> str:
+    """Why ``code`` is not in BitCast's T1 and T2, where the type list alone does not say."""
+    if code not in _NEWER_TYPES:
+        return ""
+    return (": BitCast-26's T1 and T2 are the tensor types of IR version 13, and the 6-bit "
+            "floats came with IR version 14 (onnx 1.23)")
+
 
 def resolve_to(to: Any) -> DataType:
     """Resolve BitCast's ``to`` into a :class:`DataType`, T2 or not.
@@ -98,7 +109,7 @@ def check_bitcast(dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
     if src is None or src not in BITCAST_T1:
         raise TypeConstraintError(
             f"{BITCAST}: input 'input' has dtype {describe_dtype(dtype)}, which is not "
-            f"in T1; expected one of {_allowed(BITCAST_T1)}"
+            f"in T1{_why_not(src)}; expected one of {_allowed(BITCAST_T1)}"
         )
     return src, check_bitcast_to(src, to)
 
@@ -116,7 +127,7 @@ def check_bitcast_to(src: DataType, to: Any) -> DataType:
         return dst
     if dst not in BITCAST_T2:
         raise TypeConstraintError(
-            f"{BITCAST}: attribute 'to' = {dst.name} ({int(dst)}) is not in T2; "
+            f"{BITCAST}: attribute 'to' = {dst.name} ({int(dst)}) is not in T2{_why_not(dst)}; "
             f"expected one of {_allowed(BITCAST_T2)}"
         )
     same = sorted(t for t in BITCAST_T2 if bitcast_allowed(src, t))

@@ -1,4 +1,10 @@
-"""The sub-byte types: the bits of an element, and ONNX's packed layout (pack and unpack)."""
+"""The sub-byte types: the bits of an element, and ONNX's packed layout (pack and unpack).
+
+The sub-byte types are the ONNX types narrower than a byte: int4, uint4 and float4e2m1 (4
+bits), int2 and uint2 (2 bits), float6e2m3 and float6e3m2 (6 bits).  Each has ONNX's packed
+layout (:func:`packed_size`).  BitCast-26 takes those of them in its T1 (the IR-13 types): not
+the 6-bit floats, which came with IR version 14.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError, BitWidthError, TypeC
 from .bitcast import resolve_to
 from .messages import describe_dtype
 from .elementwise import as_array
-from .operators import BITCAST, BITCAST_T1
+from .operators import BITCAST
 from .types import TYPES, DataType, datatype_of, numpy_dtype, type_string
 
 __all__ = ["PACK", "SUBBYTE_TYPES", "UNPACK", "check_pack", "check_unpack", "packed_size", "subbyte_bits", "subbyte_byte_map"]
@@ -22,9 +28,11 @@ __all__ = ["PACK", "SUBBYTE_TYPES", "UNPACK", "check_pack", "check_unpack", "pac
 PACK = "pack"
 UNPACK = "unpack"
 
-#: The sub-byte types: int4, uint4 and float4e2m1 (4 bits), int2 and uint2 (2 bits).
+#: The sub-byte types, those of ONNX's packed layout: int4, uint4 and float4e2m1 (4 bits),
+#: int2 and uint2 (2 bits), float6e2m3 and float6e3m2 (6 bits).  BitCast takes the first five
+#: (its T1 has no 6-bit type): its sub-byte pairs are those of T1 among these.
 SUBBYTE_TYPES: frozenset[DataType] = frozenset(
-    code for code in BITCAST_T1 if TYPES[code].bits is not None and TYPES[code].bits < 8
+    code for code, info in TYPES.items() if info.bits is not None and info.bits < 8
 )
 _SUBBYTE_NAMES = ", ".join(
     type_string(t) for t in sorted(SUBBYTE_TYPES, key=lambda t: (-TYPES[t].bits, t.name))
@@ -45,11 +53,11 @@ def subbyte_bits(code: DataType) -> np.ndarray:
     """The bits of an element of sub-byte type ``code`` held in each byte 0..255.
 
     ml_dtypes holds one element per byte and reads a value from the whole byte: int4, uint4,
-    int2 and uint2 from its low bits, float4e2m1 as negative when any high bit is set.  The
-    bits of an element are the 4 or 2 bits of the value ml_dtypes reads from its byte.  They
-    are found here from ml_dtypes itself: the bytes 0 .. 2**bits - 1 read as 2**bits distinct
-    values (the bytes ml_dtypes writes, each the bits of its value), and every byte reads as
-    one of them (the sign of a zero included).
+    int2 and uint2 from its low bits, float4e2m1, float6e2m3 and float6e3m2 as negative when
+    any high bit is set.  The bits of an element are the 4, 2 or 6 bits of the value ml_dtypes
+    reads from its byte.  They are found here from ml_dtypes itself: the bytes 0 .. 2**bits - 1
+    read as 2**bits distinct values (the bytes ml_dtypes writes, each the bits of its value),
+    and every byte reads as one of them (the sign of a zero included).
 
     Returns a read-only uint8 array of 256: entry ``b`` is the bits of byte ``b``, which is
     also the byte ml_dtypes and ONNX store them as.
@@ -87,7 +95,10 @@ def subbyte_byte_map(src: DataType, dst: DataType) -> np.ndarray | None:
 
 
 def packed_size(code: DataType, count: int) -> int:
-    """Bytes that ``count`` elements of sub-byte type ``code`` take packed: ceil(count * bits / 8)."""
+    """Bytes that ``count`` elements of sub-byte type ``code`` take packed: ceil(count * bits / 8).
+
+    Two nibbles or four crumbs to a byte; four 6-bit elements to 3 bytes.
+    """
     return (count * TYPES[DataType(code)].bits + 7) // 8
 
 
