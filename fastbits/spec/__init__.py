@@ -10,7 +10,7 @@ so they cannot disagree on what is allowed.  One concern a module:
   and 28) and BitCast (26): their since-versions, input names and type constraints;
 * ``messages``: dtypes and type lists as the error messages show them;
 * ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
-* ``subbyte``: the bits of the 4- and 2-bit types and ONNX's packed layout;
+* ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
 * ``arguments``: the public functions' signatures and the error of a call that does not
   fit one.
