@@ -8,6 +8,7 @@ from libc.stdint cimport uint8_t
 cdef extern from "_c/platform.h":
     const int FB_SANITIZED
     enum: FB_MAXD
+    Py_ssize_t fb_abs(Py_ssize_t x) noexcept nogil
 
 
 cdef extern from "_c/config.h":

@@ -29,8 +29,8 @@ import numpy as np
 
 from . import _ops_py, spec
 from ._clib cimport (
-    FB_MAXD, FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, fb_kernel,
-    fb_layout, fb_layout_copy, fb_plan,
+    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, FB_ORDER_A,
+    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_abs, fb_kernel, fb_layout, fb_layout_copy, fb_plan,
 )
 from ._common cimport NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, run, run_inline
@@ -113,10 +113,6 @@ _build_tables()
 # ---------------------------------------------------------------------------
 # Binary integer operations: the checks of the fast path, the broadcast, out=
 
-cdef inline Py_ssize_t _abs(Py_ssize_t x) noexcept nogil:
-    return -x if x < 0 else x
-
-
 cdef inline int _int_code(cnp.ndarray arr) noexcept:
     """The ONNX code of a native, aligned array of an integer type, else -1."""
     cdef int t = cnp.PyArray_TYPE(arr)
@@ -160,7 +156,7 @@ cdef bint _self_overlaps(cnp.ndarray out) noexcept:
         if n[d] == 0:
             return False
         if n[d] > 1:
-            st[m] = _abs(s[d])
+            st[m] = fb_abs(s[d])
             sz[m] = n[d]
             m += 1
     for d in range(1, m):

@@ -19,8 +19,6 @@ enum { LOOP_LINE, LOOP_ROWS, LOOP_BLOCKED, LOOP_REPEATED, LOOP_GATHERED };
 #define BLOCK_STRIDE 64               /* an inner stride above this many bytes asks for blocking ... */
 #define BLOCK_MIN_BYTES (1 << 20)     /* ... in a result this large: a smaller one stays in cache */
 
-static fb_ssize absz(fb_ssize x) { return x < 0 ? -x : x; }
-
 /* C-order position over the outer axes of a plan, and the byte offset of each operand there. */
 typedef struct {
     fb_ssize idx[FB_MAXD];
@@ -93,7 +91,7 @@ static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scrat
                 if (j1 < n1) /* ask for the next tile's lines early */
                     fb_prefetch_tile(at + j1 * pl->s[k][nd - 1], pl->s[k][nd - 2],
                                      j1 + TILE_COLS <= n1 ? TILE_COLS : n1 - j1, pl->s[k][nd - 1],
-                                     (i1 - i0) * absz(pl->s[k][nd - 2]));
+                                     (i1 - i0) * fb_abs(pl->s[k][nd - 2]));
                 fb_gather_tile(scratch + k * SLOT_BYTES, at + jb * pl->s[k][nd - 1], i1 - i0, j1 - jb,
                                pl->s[k][nd - 2], pl->s[k][nd - 1], width);
             }
@@ -226,7 +224,7 @@ static void coalesce(fb_plan *pl) {
     }
     /* insertion sort, |out stride| descending (stable: C order for a fresh out) */
     for (d = 1; d < nd; d++)
-        for (e = d; e > 0 && absz(pl->s[0][e - 1]) < absz(pl->s[0][e]); e--) swap_axes(pl, e, e - 1);
+        for (e = d; e > 0 && fb_abs(pl->s[0][e - 1]) < fb_abs(pl->s[0][e]); e--) swap_axes(pl, e, e - 1);
     if (nd <= 1) return;
     /* merge from the inner axis out: axis d joins axis w when every operand steps over w whole */
     for (w = nd - 1, d = nd - 2; d >= 0; d--) {
@@ -305,7 +303,7 @@ static int choose_loop(fb_plan *pl) {
     pl->nunits = pl->total / pl->n[nd - 1];
     if (pl->n[nd - 2] < 2 || pl->total * pl->kernel.width < BLOCK_MIN_BYTES) return 0;
     for (k = 1; k < 3; k++) {
-        if (absz(pl->s[k][nd - 1]) > BLOCK_STRIDE && absz(pl->s[k][nd - 2]) < absz(pl->s[k][nd - 1])) {
+        if (fb_abs(pl->s[k][nd - 1]) > BLOCK_STRIDE && fb_abs(pl->s[k][nd - 2]) < fb_abs(pl->s[k][nd - 1])) {
             pl->loop = LOOP_BLOCKED;
             pl->transposed[k] = 1;
         }

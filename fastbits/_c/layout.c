@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-static fb_ssize absz(fb_ssize x) { return x < 0 ? -x : x; }
-
 /* numpy's npyiter_find_best_axis_ordering: an insertion sort of the axes, innermost first, in
    which an axis moves inside another only when every operand that spans both steps less along
    it; where operands disagree, or none spans both, C order stays. */
@@ -17,7 +15,7 @@ static void order_k(int nd, int nop, const fb_ssize *const *strides, int *inner)
             const int a1 = inner[i1];
             for (ambiguous = 1, swap = 0, k = 0; k < nop; k++) {
                 if (strides[k][a0] == 0 || strides[k][a1] == 0) continue;
-                if (absz(strides[k][a1]) <= absz(strides[k][a0])) swap = 0; /* C order wins a conflict */
+                if (fb_abs(strides[k][a1]) <= fb_abs(strides[k][a0])) swap = 0; /* C order wins a conflict */
                 else if (ambiguous) swap = 1;
                 ambiguous = 0;
             }
@@ -69,7 +67,7 @@ int fb_layout_copy(int nd, const fb_ssize *shape, const fb_ssize *strides, fb_ss
     /* numpy's PyArray_CreateSortedStridePerm: |stride| descending, ties in axis order */
     for (i = 0; i < nd; i++) {
         axis = i;
-        for (j = i; j > 0 && absz(strides[outer[j - 1]]) < absz(strides[axis]); j--) outer[j] = outer[j - 1];
+        for (j = i; j > 0 && fb_abs(strides[outer[j - 1]]) < fb_abs(strides[axis]); j--) outer[j] = outer[j - 1];
         outer[j] = axis;
     }
     for (i = 0; i < nd; i++) inner[i] = outer[nd - 1 - i];

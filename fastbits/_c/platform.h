@@ -12,6 +12,8 @@ typedef ptrdiff_t fb_ssize;
 
 #define FB_MAXD 64 /* axes of an array: numpy 2's NPY_MAXDIMS (numpy 1: 32) */
 
+static inline fb_ssize fb_abs(fb_ssize x) { return x < 0 ? -x : x; }
+
 /* CPU dispatch: GCC compiles a function marked FB_CLONES for AVX-512F, AVX2 and the baseline and
    picks one when the module loads, through an ifunc.  ifuncs exist only with glibc's loader, so
    musl, macOS, Windows and clang builds compile the baseline loops alone. */
