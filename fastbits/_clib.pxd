@@ -9,19 +9,33 @@ cdef extern from "_c/platform.h":
     const int FB_SANITIZED
     enum: FB_MAXD
     Py_ssize_t fb_abs(Py_ssize_t x) noexcept nogil
+    bint fb_published(const int* flag) noexcept nogil
+    void fb_publish(int* flag) noexcept nogil
 
 
 cdef extern from "_c/config.h":
-    const int FB_GRAIN_CACHED
-    const int FB_GRAIN_STREAMED
-    const int FB_GRAIN_STRIDED
-    int fb_threads_get() noexcept nogil
-    void fb_threads_set(int n) noexcept nogil
-    void fb_grain_set(int kind, Py_ssize_t nbytes) noexcept nogil
-    Py_ssize_t fb_grain_get(int kind) noexcept nogil
-    void fb_stream_threshold_set(Py_ssize_t nbytes) noexcept nogil
-    Py_ssize_t fb_stream_threshold_get() noexcept nogil
+    enum:
+        FB_GRAIN_CACHED
+        FB_GRAIN_STREAMED
+        FB_GRAIN_STRIDED
+        FB_NUM_THREADS
+        FB_STREAM_THRESHOLD
+        FB_OUTPUT_POOL
+        FB_POOL_THRESHOLD
+        FB_SPIN_NS
+        FB_TASK_THREADS
+        FB_SETTINGS
+    ctypedef struct fb_local_t:
+        unsigned mask
+        int limit
+        Py_ssize_t value[FB_SETTINGS]
+    fb_local_t fb_local
+    Py_ssize_t fb_setting(int k) noexcept nogil
+    void fb_setting_set(int k, Py_ssize_t value) noexcept nogil
+    void fb_local_clear() noexcept nogil
+    void fb_local_set(int k, Py_ssize_t value) noexcept nogil
     int fb_local_threads_set(int n) noexcept nogil
+    int fastbits_get_num_threads() noexcept nogil
 
 
 cdef extern from "_c/team.h":
@@ -34,8 +48,6 @@ cdef extern from "_c/team.h":
         Py_ssize_t helper_shares
     void fb_team_stats(fb_team_stats_t* stats) noexcept nogil
     int fb_team_init() noexcept nogil
-    void fb_team_set_spin(long nanoseconds) noexcept nogil
-    long fb_team_get_spin() noexcept nogil
 
 
 cdef extern from "_c/pool.h":

@@ -2,8 +2,10 @@
 
 In the manner of ``sklearn.set_config`` / ``config_context`` and threadpoolctl's
 ``threadpool_limits``: :func:`get_config` reads the settings, :func:`set_config` changes them,
-:func:`config_context` changes them for a ``with`` block and puts them back after it.  The
-settings are process-wide (the compiled kernels read them from every thread).
+:func:`config_context` changes them for a ``with`` block on the calling thread only, as
+scikit-learn's and numpy's ``errstate`` do.  Each setting has a process-wide value, which
+:func:`set_config` changes and every thread reads, and a thread inside a :func:`config_context`
+block has its own value of each setting the block names, which no other thread sees.
 
 :data:`SETTINGS` is the only place that names a setting: its default, its check and what it
 does.  The API here, the docs' settings table, the docstring of :func:`set_config` and both
@@ -201,9 +203,15 @@ set_config.__doc__ = """Change settings; an argument left at None keeps its sett
 
 @contextlib.contextmanager
 def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
-    """Change settings for a ``with`` block; the old ones come back after it, even on error.
+    """Change settings for a ``with`` block on this thread; the old ones come back after it,
+    even on error.
 
-    Takes the keyword arguments of :func:`set_config` and yields the settings in force.
+    Takes the keyword arguments of :func:`set_config` and yields the settings in force.  The
+    values hold for the calls made on the thread that entered the block, and on no other: two
+    threads in blocks of their own neither see nor undo each other's values (a new thread
+    starts with the process-wide values).  Inside the block, :func:`set_config` (and
+    threadpoolctl's limits) change the block's value of a setting it names, until the block
+    ends, and the process-wide value of the others.
 
     >>> import fastbits
     >>> with fastbits.config_context(num_threads=1):
@@ -211,12 +219,12 @@ def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
     1
     """
     values = _checked("config_context", settings)
-    before = get_config()
-    _runtime.configure(**values)
+    before = _runtime.local_settings()
+    _runtime.configure_local({**before, **values})
     try:
         yield get_config()
     finally:
-        _runtime.configure(**{name: before[name] for name in values})
+        _runtime.configure_local(before)
 
 
 def set_local_threads(n: int) -> int:

@@ -21,12 +21,12 @@ from libc.string cimport strncpy
 cimport numpy as cnp
 
 from ._clib cimport (
-    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_POOL_MAX_AGE, FB_POOL_MAX_BYTES, FB_SANITIZED,
-    fb_engine_inline, fb_engine_parallel, fb_engine_plan, fb_engine_run, fb_grain_get, fb_grain_set, fb_kernel,
-    fb_local_threads_set, fb_plan, fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc,
-    fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_row, fb_share_fn, fb_stream_threshold_get,
-    fb_stream_threshold_set, fb_team_available, fb_team_get_spin, fb_team_init, fb_team_last_shares,
-    fb_team_set_spin, fb_team_stats, fb_team_stats_t, fb_threads_get, fb_threads_set,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_NUM_THREADS, FB_OUTPUT_POOL, FB_POOL_MAX_AGE,
+    FB_POOL_MAX_BYTES, FB_POOL_THRESHOLD, FB_SANITIZED, FB_SPIN_NS, FB_STREAM_THRESHOLD, FB_TASK_THREADS,
+    fastbits_get_num_threads, fb_engine_inline, fb_engine_parallel, fb_engine_plan, fb_engine_run, fb_kernel, fb_local,
+    fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan, fb_pool_available, fb_pool_calloc, fb_pool_free,
+    fb_pool_init, fb_pool_malloc, fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_row, fb_setting,
+    fb_setting_set, fb_share_fn, fb_team_available, fb_team_init, fb_team_last_shares, fb_team_stats, fb_team_stats_t,
 )
 
 from . import _config, spec
@@ -91,14 +91,10 @@ cdef void parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssiz
 
 
 # ---------------------------------------------------------------------------
-# Threads: the settings live in C (fastbits/_c/config.h), where every call reads them
+# Threads
 
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
-
-# The grain settings, by name, and the kind of work each is for.
-GRAIN_KINDS = {"grain_cached": FB_GRAIN_CACHED, "grain_streamed": FB_GRAIN_STREAMED,
-               "grain_strided": FB_GRAIN_STRIDED}
 
 
 def set_local_threads(n):
@@ -112,7 +108,7 @@ def get_num_threads(*extra, **keywords):
     """Threads the kernels use for large arrays (1 when built without threads)."""
     if extra or keywords:
         raise spec.call_error("get_num_threads", extra, keywords)
-    return fb_threads_get()
+    return fastbits_get_num_threads()
 
 
 def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
@@ -122,8 +118,7 @@ def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
     """
     if n is spec.REQUIRED or extra or keywords:
         raise spec.call_error("set_num_threads", (n, *extra), keywords)
-    n = _config.check_num_threads(n)
-    fb_threads_set(min(n, 2**31 - 1))
+    configure(num_threads=_config.check_num_threads(n))
 
 
 # ---------------------------------------------------------------------------
@@ -141,16 +136,10 @@ _POOL_HANDLER = PyCapsule_New(<void*>&_handler, "mem_handler", NULL)
 if fb_pool_init() != 0:
     raise ImportError("fastbits._runtime: could not register the output pool's fork handler")
 
-# Fresh results at least this large come from the pool (the pool_threshold setting), while it
-# is on (output_pool); both are set from the settings' table below.
-cdef Py_ssize_t _pool_bytes
-cdef bint _pool_on
-
-
 cdef object new_array(int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr, Py_ssize_t nbytes,
                       str op):
     cdef PyObject* made
-    if _pool_on and nbytes >= _pool_bytes:
+    if fb_setting(FB_OUTPUT_POOL) and nbytes >= fb_setting(FB_POOL_THRESHOLD):
         old = PyDataMem_SetHandler(_POOL_HANDLER)
         made = _empty(nd, dims, strides, descr)
         if made == NULL:
@@ -178,45 +167,61 @@ cdef object _allocation_failed(int nd, cnp.npy_intp* dims, PyObject* descr, str 
 
 
 # ---------------------------------------------------------------------------
-# Configuration (validated by fastbits._config)
+# Configuration (validated by fastbits._config): every setting is kept in C (fastbits/_c/config.h),
+# process-wide and as a thread's own values, where every call reads it
 
-# The thread cap of a fastbits call inside a dask task (the dask adapter reads it); no C uses it.
-cdef object _task_threads
+# The settings' table's names, and their indexes in C.
+cdef dict _INDEX = {
+    "num_threads": FB_NUM_THREADS, "grain_cached": FB_GRAIN_CACHED, "grain_streamed": FB_GRAIN_STREAMED,
+    "grain_strided": FB_GRAIN_STRIDED, "output_pool": FB_OUTPUT_POOL, "pool_threshold": FB_POOL_THRESHOLD,
+    "stream_threshold": FB_STREAM_THRESHOLD, "spin_time": FB_SPIN_NS, "task_threads": FB_TASK_THREADS,
+}
+
+
+cdef Py_ssize_t _encode(str name, object value) except? -1:
+    """A checked value as C keeps it: the pool on only where it exists, seconds in ns."""
+    if name == "output_pool":
+        if not value:
+            fb_pool_release()
+        return bool(value) and fb_pool_available()
+    if name == "spin_time":
+        return min(round(value * 1e9), 2**62)
+    return min(value, 2**62)
+
+
+cdef object _decode(str name, Py_ssize_t value):
+    if name == "output_pool":
+        return bool(value)
+    if name == "spin_time":
+        return value / 1e9
+    return int(value)
+
 
 def current_config():
-    """The settings, as :func:`fastbits.get_config` reports them."""
-    config = {"num_threads": get_num_threads()}
-    config.update({name: int(fb_grain_get(kind)) for name, kind in GRAIN_KINDS.items()})
-    config.update({
-        "output_pool": bool(_pool_on),
-        "pool_threshold": int(_pool_bytes),
-        "stream_threshold": int(fb_stream_threshold_get()),
-        "spin_time": fb_team_get_spin() / 1e9,
-        "task_threads": _task_threads,
-    })
+    """The settings in force on this thread, as :func:`fastbits.get_config` reports them."""
+    config = {name: _decode(name, fb_setting(k)) for name, k in _INDEX.items()}
+    config["num_threads"] = fastbits_get_num_threads()
     return config
 
 
 def configure(**settings):
-    """Apply settings already checked by :func:`fastbits.set_config`."""
-    global _pool_bytes, _pool_on, _task_threads
+    """Apply settings already checked by :func:`fastbits.set_config`: process-wide, but for
+    those this thread holds its own value of (:func:`configure_local`), which change here."""
     for name, value in settings.items():
-        if name == "num_threads":
-            fb_threads_set(min(value, 2**31 - 1))
-        elif name in GRAIN_KINDS:
-            fb_grain_set(GRAIN_KINDS[name], value)
-        elif name == "spin_time":
-            fb_team_set_spin(<long>min(round(value * 1e9), 2**62))
-        elif name == "pool_threshold":
-            _pool_bytes = value
-        elif name == "stream_threshold":
-            fb_stream_threshold_set(value)
-        elif name == "output_pool":
-            _pool_on = value and fb_pool_available()
-            if not _pool_on:
-                fb_pool_release()
-        else:  # task_threads
-            _task_threads = value
+        fb_setting_set(_INDEX[name], _encode(name, value))
+
+
+def local_settings():
+    """The settings this thread holds its own value of, as :func:`configure_local` took them."""
+    return {name: _decode(name, fb_local.value[k]) for name, k in _INDEX.items() if fb_local.mask >> k & 1}
+
+
+def configure_local(settings):
+    """Make ``settings`` (checked) the only ones this thread holds its own value of; its calls
+    read those, and the process-wide values of the others."""
+    fb_local_clear()
+    for name, value in settings.items():
+        fb_local_set(_INDEX[name], _encode(name, value))
 
 
 configure(**_config.defaults())

@@ -9,17 +9,24 @@ settings table's (:data:`fastbits._config.SETTINGS`), as the compiled runtime's 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
 from . import _config, spec
 
-__all__ = ["allocate", "configure", "current_config", "get_num_threads", "release_memory", "runtime_info",
-           "set_local_threads", "set_num_threads"]
+__all__ = ["allocate", "configure", "configure_local", "current_config", "get_num_threads", "local_settings",
+           "release_memory", "runtime_info", "set_local_threads", "set_num_threads"]
 
-# The settings as set, num_threads and output_pool included (reported as 1 and False).
+# The settings as set, num_threads and output_pool included (reported as 1 and False):
+# process-wide, and a thread's own (its config_context's, in ``_local.settings``).
 _settings = _config.defaults()
+_local = threading.local()
+
+
+def _own() -> dict[str, Any]:
+    return _local.__dict__.setdefault("settings", {})
 
 
 @spec.public_function
@@ -47,13 +54,27 @@ def set_local_threads(n: int) -> int:
 
 
 def current_config() -> dict[str, Any]:
-    """The settings, as :func:`fastbits.get_config` reports them: one thread, no pool."""
-    return {**_settings, "num_threads": 1, "output_pool": False}
+    """The settings in force on this thread, as :func:`fastbits.get_config` reports them: one
+    thread, no pool."""
+    return {**_settings, **_own(), "num_threads": 1, "output_pool": False}
 
 
 def configure(**settings: Any) -> None:
-    """Keep settings already checked by :func:`fastbits.set_config`."""
-    _settings.update(settings)
+    """Keep settings already checked by :func:`fastbits.set_config`: process-wide, but for those
+    this thread holds its own value of (:func:`configure_local`), which change here."""
+    own = _own()
+    for name, value in settings.items():
+        (own if name in own else _settings)[name] = value
+
+
+def local_settings() -> dict[str, Any]:
+    """The settings this thread holds its own value of, as :func:`configure_local` took them."""
+    return dict(_own())
+
+
+def configure_local(settings: dict[str, Any]) -> None:
+    """Make ``settings`` (checked) the only ones this thread holds its own value of."""
+    _local.settings = dict(settings)
 
 
 def runtime_info() -> dict:

@@ -7,10 +7,11 @@
      every share must run exactly once, on its own helper's slot or the caller's (0), and the
      buffer must hold every share's values when the call returns.  The job (buffer, flags) is
      freed right after the call, so a helper still inside it afterwards is a race TSan reports.
-   - the settings (fb_threads_set, the grains, the streaming threshold, a thread's own limit,
-     and the threadpoolctl names) changed while those calls run, each call taking a snapshot
-     (fb_config_get) and its shares from the grain rule as the runtime does; fb_team_stats and
-     fb_team_set_spin (helpers watching read the spin time as it changes) too.
+   - the settings (fb_setting_set of the thread count, the grains, the streaming threshold and
+     the spin time, the threadpoolctl names) changed while those calls run, and each caller's
+     own values (fb_local_set, fb_local_clear, fb_local_threads_set: a config_context and a
+     task's cap), each call taking a snapshot (fb_config_get) and its shares from the grain rule
+     as the runtime does, and posting its spin time to the helpers; fb_team_stats too.
    - the pool: malloc, calloc, realloc (larger and smaller), free, release and stats, with block
      sizes that reuse, replace and age idle blocks; every block is filled with its owner's pattern
      and checked before it is freed, so a block handed to two owners at once is found.
@@ -119,6 +120,14 @@ static void *caller_main(void *arg) {
     for (call = 0; call < CALLS; call++) {
         fb_ssize n = (fb_ssize)(next_random(&state) % 65536);
         if (call % 10 == 0) fb_local_threads_set((int)(next_random(&state) % 4)); /* 0: none */
+        if (call % 7 == 0) { /* a config_context of this thread's own, or none */
+            fb_local_clear();
+            if (call % 14 == 0) {
+                fb_local_set(FB_NUM_THREADS, 1 + (fb_ssize)(next_random(&state) % 4));
+                fb_local_set(FB_SPIN_NS, (fb_ssize)(next_random(&state) % 3) * 50000);
+                fb_local_set((int)(next_random(&state) % FB_GRAIN_KINDS), (fb_ssize)1 << (10 + call % 12));
+            }
+        }
         fb_config_get(&config); /* the snapshot, and the rule, as the runtime takes them */
         if (config.num_threads < 1 || config.num_threads > FB_MAX_THREADS) FAIL("snapshot threads %d", config.num_threads);
         shares = fb_threads_for(&config, (int)(next_random(&state) % FB_GRAIN_KINDS), 4 * n, n > 0 ? n : 1);
@@ -134,15 +143,15 @@ static void *limiter_main(void *arg) {
     fb_team_stats_t team;
     (void)arg;
     while (!__atomic_load_n(&stop_limiter, __ATOMIC_ACQUIRE)) {
-        if (i % 2) fb_threads_set(1 + i % 9);
+        if (i % 2) fb_setting_set(FB_NUM_THREADS, 1 + i % 9);
         else fastbits_set_num_threads(i % 5 - 1); /* 0 and -1 clamp to 1 */
         if (fastbits_get_num_threads() < 1) FAIL("thread limit below 1");
-        fb_grain_set(i % FB_GRAIN_KINDS, (fb_ssize)1 << (10 + i % 12));
+        fb_setting_set(i % FB_GRAIN_KINDS, (fb_ssize)1 << (10 + i % 12));
         for (k = 0; k < FB_GRAIN_KINDS; k++)
-            if (fb_grain_get(k) < 1) FAIL("grain %d below 1", k);
-        fb_stream_threshold_set((fb_ssize)(i % 3) << 20);
-        if (i % 7 == 0) fb_team_set_spin((i % 3) * 100000L); /* helpers watching see it */
-        if (fb_team_get_spin() < 0) FAIL("spin time below 0");
+            if (fb_setting(k) < 1) FAIL("grain %d below 1", k);
+        fb_setting_set(FB_STREAM_THRESHOLD, (fb_ssize)(i % 3) << 20);
+        if (i % 7 == 0) fb_setting_set(FB_SPIN_NS, (i % 3) * 100000L);
+        if (fb_setting(FB_SPIN_NS) < 0) FAIL("spin time below 0");
         fb_team_stats(&team);
         if (team.started < 0 || team.started > FB_MAX_THREADS - 1 || team.helper_shares < 0 || team.parallel_calls < 0)
             FAIL("team stats %d %ld", team.started, (long)team.helper_shares);
@@ -252,7 +261,7 @@ static int child_work(void) {
     if (stats.idle_blocks > FB_POOL_SLOTS || stats.idle_bytes > FB_POOL_MAX_BYTES
         || stats.idle_bytes < stats.idle_blocks * 2 * MIB || (stats.idle_bytes == 0) != (stats.idle_blocks == 0))
         FAIL("child inherited inconsistent pool stats: %zu blocks, %zu bytes", stats.idle_blocks, stats.idle_bytes);
-    fb_threads_set(4);
+    fb_setting_set(FB_NUM_THREADS, 4);
     for (i = 0; i < 20; i++) bad |= run_job(4, 16384, 0xABCD0000u + (uint32_t)i, 0);
     for (i = 0; i < 6; i++) {
         p = (uint64_t *)fb_pool_malloc(NULL, 3 * MIB);
@@ -303,7 +312,7 @@ static void racy_share(void *ctx, int share, int slot) {
 
 static int planted_race(void) {
     int call;
-    fb_threads_set(4);
+    fb_setting_set(FB_NUM_THREADS, 4);
     for (call = 0; call < 200; call++) fb_team_run(racy_share, NULL, 4);
     printf("tsan_team: the planted race ran (%ld) and TSan did not stop it\n", planted);
     return 0;
@@ -321,8 +330,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (argc > 1 && strcmp(argv[1], "--planted-race") == 0) return planted_race();
-    fb_threads_set(4);
-    for (i = 0; i < FB_GRAIN_KINDS; i++) fb_grain_set(i, 1 << 18); /* as the runtime's import does */
+    fb_setting_set(FB_NUM_THREADS, 4);
+    for (i = 0; i < FB_GRAIN_KINDS; i++) fb_setting_set(i, 1 << 18); /* as the runtime's import does */
+    fb_setting_set(FB_SPIN_NS, 500000);
 
     /* 1. callers, the limiter and the pool, all at once */
     pthread_create(&limiter, NULL, limiter_main, NULL);
@@ -334,12 +344,12 @@ int main(int argc, char **argv) {
     pthread_join(limiter, NULL);
 
     /* 2. fork while the team and the pool are busy */
-    fb_threads_set(4);
+    fb_setting_set(FB_NUM_THREADS, 4);
     fork_while_busy();
 
     /* 3. the limit as set, and the pool empty after a release */
-    fb_threads_set(3);
-    if (fb_threads_get() != 3 || fastbits_get_num_threads() != 3) FAIL("thread limit not kept");
+    fb_setting_set(FB_NUM_THREADS, 3);
+    if (fb_setting(FB_NUM_THREADS) != 3 || fastbits_get_num_threads() != 3) FAIL("thread limit not kept");
     fb_pool_release();
     {
         fb_pool_stats_t stats;

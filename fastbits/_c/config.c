@@ -1,28 +1,43 @@
-/* The runtime's settings and the grain rule (see config.h). */
+/* The runtime's settings and a thread's own values (see config.h). */
 #include "config.h"
+
+#include <limits.h>
 
 /* Relaxed atomics (FB_LOAD, FB_STORE): each setting is independent, and a call needs only
    untorn values.  The runtime sets each from the settings' table (fastbits/_config.py) at
    import, before any call reads it. */
-struct fb_settings fb_settings = {1, {0}, 0, 0};
-FB_THREAD_LOCAL int fb_local_limit;
+fb_ssize fb_settings[FB_SETTINGS] = {1, 1, 1, 1};
+FB_THREAD_LOCAL fb_local_t fb_local;
+int fb_locals_used;
 
-int fb_threads_get(void) { return FB_THREADS ? FB_LOAD(&fb_settings.thread_limit) : 1; }
-void fb_threads_set(int n) { FB_STORE(&fb_settings.thread_limit, n < 1 ? 1 : n); }
-int fastbits_get_num_threads(void) { return fb_threads_get(); }
-void fastbits_set_num_threads(int n) { fb_threads_set(n); }
-
-void fb_grain_set(int kind, fb_ssize bytes) {
-    if (kind >= 0 && kind < FB_GRAIN_KINDS) FB_STORE(&fb_settings.grains[kind], bytes < 1 ? 1 : bytes);
+static fb_ssize clamped(int k, fb_ssize value) {
+    const fb_ssize least = k < FB_GRAIN_KINDS || k == FB_NUM_THREADS || k == FB_TASK_THREADS;
+    if (value < least) return least;
+    if (k == FB_NUM_THREADS && value > INT_MAX) return INT_MAX;
+    return value;
 }
-fb_ssize fb_grain_get(int kind) { return kind >= 0 && kind < FB_GRAIN_KINDS ? FB_LOAD(&fb_settings.grains[kind]) : 1; }
 
-void fb_stream_threshold_set(fb_ssize bytes) { FB_STORE(&fb_settings.stream_bytes, bytes < 0 ? 0 : bytes); }
-fb_ssize fb_stream_threshold_get(void) { return FB_LOAD(&fb_settings.stream_bytes); }
+void fb_setting_set(int k, fb_ssize value) {
+    if (k < 0 || k >= FB_SETTINGS) return;
+    if (fb_local.mask >> k & 1u) fb_local.value[k] = clamped(k, value);
+    else FB_STORE(&fb_settings[k], clamped(k, value));
+}
+
+void fb_local_clear(void) { fb_local.mask = 0; }
+
+void fb_local_set(int k, fb_ssize value) {
+    if (k < 0 || k >= FB_SETTINGS) return;
+    FB_STORE(&fb_locals_used, 1);
+    fb_local.value[k] = clamped(k, value);
+    fb_local.mask |= 1u << k;
+}
 
 int fb_local_threads_set(int n) {
-    const int old = fb_local_limit;
-    fb_local_limit = n < 0 ? 0 : n;
-    if (n > 0) FB_STORE(&fb_settings.local_limits, 1);
+    const int old = fb_local.limit;
+    fb_local.limit = n < 0 ? 0 : n;
+    if (n > 0) FB_STORE(&fb_locals_used, 1);
     return old;
 }
+
+int fastbits_get_num_threads(void) { return FB_THREADS ? (int)fb_setting(FB_NUM_THREADS) : 1; }
+void fastbits_set_num_threads(int n) { fb_setting_set(FB_NUM_THREADS, n); }

@@ -7,10 +7,6 @@
 #include <string.h>
 
 static FB_THREAD_LOCAL int last_shares;
-static long spin_ns;
-
-void fb_team_set_spin(long nanoseconds) { FB_STORE(&spin_ns, nanoseconds < 0 ? 0 : nanoseconds); }
-long fb_team_get_spin(void) { return FB_LOAD(&spin_ns); }
 
 int fb_team_last_shares(void) { return last_shares; }
 
@@ -55,6 +51,7 @@ static struct {
     unsigned long call;     /* call number (atomic, changed under mu) */
     int nshares;            /* the current or last call's shares (atomic, changed under mu) */
     int pending;            /* the current call's shares not done yet (atomic) */
+    fb_ssize spin;          /* the spin time (ns) of the call last posted (atomic, changed under mu) */
     fb_share_fn fn;
     void *ctx;
     fb_ssize parallel_calls;
@@ -95,19 +92,19 @@ static void step_aside(void) {
 #endif
 }
 
-/* Watch for the call after ``seen`` for the spin time, without the lock, if the last call used
-   this helper; it yields the CPU between looks, so that a thread that wants the core gets it.
-   The time is read at every look, so that a new setting applies at once. */
+/* Watch for the call after ``seen`` for the last call's spin time, without the lock, if that call
+   used this helper; it yields the CPU between looks, so that a thread that wants the core gets it. */
 static void watch(unsigned long seen, int slot) {
+    const fb_ssize spin = __atomic_load_n(&team.spin, __ATOMIC_RELAXED);
     long long start;
     unsigned i = 0;
-    if (fb_team_get_spin() <= 0 || slot >= __atomic_load_n(&team.nshares, __ATOMIC_RELAXED)) return;
+    if (spin <= 0 || slot >= __atomic_load_n(&team.nshares, __ATOMIC_RELAXED)) return;
     step_aside();
     start = fb_now_ns();
     while (__atomic_load_n(&team.call, __ATOMIC_ACQUIRE) == seen) {
         CPU_RELAX();
         if ((++i & 255) == 0) {
-            if (fb_now_ns() - start > fb_team_get_spin()) return;
+            if (fb_now_ns() - start > spin) return;
             step_aside();
             sched_yield();
         }
@@ -177,6 +174,7 @@ static int grow(int want) {
 }
 
 void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
+    const fb_ssize spin = fb_setting(FB_SPIN_NS); /* this thread's, as every setting of a call */
     int s, mine = 0;
     unsigned i = 0;
     long long start;
@@ -190,6 +188,7 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
             team.fn = fn;
             team.ctx = ctx;
             team.parallel_calls++;
+            __atomic_store_n(&team.spin, spin, __ATOMIC_RELAXED);
             for (s = 0; s < nshares; s++) __atomic_store_n(&claims[s].claimed, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&team.pending, nshares, __ATOMIC_RELAXED);
             __atomic_store_n(&team.nshares, nshares, __ATOMIC_RELAXED);
@@ -207,7 +206,7 @@ void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
             start = fb_now_ns();
             while (__atomic_load_n(&team.pending, __ATOMIC_ACQUIRE) > mine) {
                 CPU_RELAX();
-                if ((++i & 255) == 0 && fb_now_ns() - start > fb_team_get_spin()) break;
+                if ((++i & 255) == 0 && fb_now_ns() - start > spin) break;
             }
             pthread_mutex_lock(&team.mu);
             __atomic_sub_fetch(&team.pending, mine, __ATOMIC_ACQ_REL);

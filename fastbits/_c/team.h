@@ -18,7 +18,11 @@
 typedef void (*fb_share_fn)(void *ctx, int share, int slot);
 
 /* Run shares [0, nshares) of fn on the caller and helpers 1..nshares-1; return when all are
-   done.  Helpers are started on first use.  nshares <= 1 runs share 0 on the caller. */
+   done.  Helpers are started on first use.  nshares <= 1 runs share 0 on the caller.
+   The spin time (the FB_SPIN_NS setting, as the calling thread sees it) is how long the caller
+   watches for the shares in progress before it sleeps, and how long the helpers this call used
+   watch for the next call after it (yielding their CPU between looks): a helper that watches
+   answers the next call at once; one asleep is woken by the kernel, tens of microseconds later. */
 void fb_team_run(fb_share_fn fn, void *ctx, int nshares);
 
 /* The ``nshares`` of the last fb_team_run on the calling thread (0 before the first): what the
@@ -28,13 +32,6 @@ int fb_team_last_shares(void);
 /* Count a call its caller ran alone, without fb_team_run (the entry points' one-row path), as
    this thread's last call for fb_team_last_shares. */
 void fb_team_note_inline(void);
-
-/* How long a helper that finished a share watches for the next call before it sleeps (it
-   yields its CPU between looks).  A helper that watches answers the next call at once; one
-   asleep is woken by the kernel, tens of microseconds later.  Only the helpers the last call
-   used watch.  A new time applies at once, also to helpers watching now. */
-void fb_team_set_spin(long nanoseconds);
-long fb_team_get_spin(void);
 
 /* 1 when the build has the team (POSIX threads, not FB_NO_THREADS). */
 int fb_team_available(void);
