@@ -12,7 +12,10 @@ cdef enum:
 
 # What the kernels need of each type, built from fastbits.spec: numpy's own types at import,
 # ml_dtypes' at the first call that needs one (add_ml_dtypes; importing fastbits does not
-# import ml_dtypes, and an array of one of its types exists only once it is).
+# import ml_dtypes, and an array of one of its types exists only once it is).  ml_dtypes'
+# entries (``ml`` codes, and dtype numbers from NPY_USERDEF on) are read only once
+# fb_published(&ml_ready) said they are in, so that a thread never reads one while another
+# writes it.
 cdef struct Types:
     signed char code[NUM_DTYPES]          # dtype number -> ONNX code of a type of BitCast's T1 or a sub-byte type, or -1
     int bits[NUM_CODES]                   # ONNX bit width (0: none)
@@ -22,13 +25,14 @@ cdef struct Types:
     int packed_bits[NUM_CODES]            # the sub-byte types (ONNX's packed layout): their bits (4, 2, 6), else 0
     int low_bits[NUM_CODES]               # a sub-byte type whose bits are the low bits of its byte: their mask
     const uint8_t* byte_map[NUM_CODES]    # another sub-byte type: its byte -> bits table (spec.subbyte_bits)
-    bint ml_ready                         # ml_dtypes' types are in
+    bint ml[NUM_CODES]                    # one of ml_dtypes' types (spec.ML_TYPES)
+    int ml_ready                          # ml_dtypes' types are in (fb_publish)
 
 
 # The tables (filled at import of _common; read-only but for add_ml_dtypes).
 cdef const Types* types() noexcept
 
-# Put ml_dtypes' types in the tables (importing ml_dtypes), once.
+# Put ml_dtypes' types in the tables (importing ml_dtypes), once, however many threads ask.
 cdef int add_ml_dtypes() except -1
 
 
@@ -60,6 +64,11 @@ cdef class Entry:
     cdef Py_ssize_t noperands    # the positional arguments an adapter may take (_dispatch.OPERANDS)
     cdef tuple keywords          # its keyword-only parameters' names
     cdef tuple defaults          # and their defaults
+    # The same, borrowed from the two tuples, for the calls: reading an object attribute of a
+    # shared object costs a reference count on it, which threads calling at once contend for.
+    cdef Py_ssize_t nkeywords
+    cdef PyObject* keyword_names[MAX_KEYWORDS]
+    cdef PyObject* default_values[MAX_KEYWORDS]
     cdef readonly int op         # what the paths need to know of the operator (its loop)
     cdef path_fn fast
     cdef path_fn slow

@@ -21,11 +21,13 @@ from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.string cimport memset
 
+import threading
 from importlib import import_module
 
 import numpy as np
 
 from . import spec
+from ._clib cimport fb_publish, fb_published
 from ._dispatch import OPERANDS, adapter_for
 
 cnp.import_array()
@@ -42,6 +44,7 @@ cdef extern from "Python.h":
 
 cdef Types TYPES  # zero to begin with
 _HELD = []        # the dtypes and byte maps the tables point into
+_ML_LOCK = threading.Lock()
 
 
 cdef const Types* types() noexcept:
@@ -51,7 +54,11 @@ cdef const Types* types() noexcept:
 cdef void _add(object c) except *:
     """Type ``c`` (a DataType whose dtype exists now) in the tables."""
     cdef int i = int(c)
-    dt = spec.numpy_dtype(c).newbyteorder("=")
+    # numpy's own dtype object where it is native (numpy's builtin ones are immortal on a
+    # free-threaded Python: threads making fresh results do not contend for its count)
+    dt = spec.numpy_dtype(c)
+    if not dt.isnative:
+        dt = dt.newbyteorder("=")
     _HELD.append(dt)
     TYPES.descr[i] = <PyObject*>dt
     TYPES.itemsize[i] = dt.itemsize
@@ -70,17 +77,21 @@ cdef void _add(object c) except *:
 
 
 cdef int add_ml_dtypes() except -1:
-    if not TYPES.ml_ready:
-        for c in spec.ML_TYPES:
-            if spec.numpy_dtype(c) is not None:
-                _add(c)
-        TYPES.ml_ready = True
+    if fb_published(&TYPES.ml_ready):
+        return 0
+    with _ML_LOCK:
+        if not fb_published(&TYPES.ml_ready):
+            for c in spec.ML_TYPES:
+                if spec.numpy_dtype(c) is not None:
+                    _add(c)
+            fb_publish(&TYPES.ml_ready)
     return 0
 
 
 memset(TYPES.code, -1, sizeof(TYPES.code))
 for _c in spec.DataType:
     TYPES.bits[int(_c)] = spec.bit_width(_c) or 0
+    TYPES.ml[int(_c)] = _c in spec.ML_TYPES
     if _c not in spec.ML_TYPES and _c != spec.DataType.STRING and spec.numpy_dtype(_c) is not None:
         _add(_c)
 # numpy's aliases of a type ('l' and 'q' on Linux) have numbers of their own
@@ -115,14 +126,14 @@ cdef inline bint _plain(PyObject* value) noexcept:
 cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* options[MAX_KEYWORDS]
     cdef Py_ssize_t i, j, nkw
-    for j in range(PyTuple_GET_SIZE(self.defaults)):
-        options[j] = PyTuple_GET_ITEM(self.defaults, j)
+    for j in range(self.nkeywords):
+        options[j] = self.default_values[j]
     if nargs != self.npositional:
         _refuse(self, args, nargs, kwnames)
     if kwnames != NULL:
         nkw = PyTuple_GET_SIZE(<object>kwnames)
         for i in range(nkw):
-            j = _slot(self.keywords, PyTuple_GET_ITEM(<object>kwnames, i))
+            j = _slot(self, PyTuple_GET_ITEM(<object>kwnames, i))
             if j < 0:
                 _refuse(self, args, nargs, kwnames)
             options[j] = args[nargs + i]
@@ -132,14 +143,14 @@ cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnam
     return _not_fast(self, args, nargs, kwnames, options)
 
 
-cdef inline Py_ssize_t _slot(tuple keywords, PyObject* name) noexcept:
-    """The index of keyword ``name`` in ``keywords`` (the interned name first), else -1."""
+cdef inline Py_ssize_t _slot(Entry self, PyObject* name) noexcept:
+    """The index of keyword ``name`` among the entry's (the interned name first), else -1."""
     cdef Py_ssize_t j
-    for j in range(PyTuple_GET_SIZE(keywords)):
-        if PyTuple_GET_ITEM(keywords, j) == name:
+    for j in range(self.nkeywords):
+        if self.keyword_names[j] == name:
             return j
-    for j in range(PyTuple_GET_SIZE(keywords)):
-        if <object>PyTuple_GET_ITEM(keywords, j) == <object>name:
+    for j in range(self.nkeywords):
+        if <object>self.keyword_names[j] == <object>name:
             return j
     return -1
 
@@ -154,7 +165,7 @@ cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* k
             if adapter is not None:
                 given = tuple([<object>args[k] for k in range(nargs)])
                 names = () if kwnames == NULL else <tuple>kwnames
-                chosen = {name: <object>options[_slot(self.keywords, <PyObject*>name)] for name in names}
+                chosen = {name: <object>options[_slot(self, <PyObject*>name)] for name in names}
                 return adapter.call(self.name, self.function, given, chosen)
             break
     return self.slow(self, args, options)
@@ -171,6 +182,7 @@ cdef int _refuse(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwname
 
 cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow, object reference, str module):
     cdef Entry entry = Entry.__new__(Entry)
+    cdef Py_ssize_t i
     names, options = spec.SIGNATURES[name]
     entry.name = name
     entry.opname = opname
@@ -179,8 +191,12 @@ cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow
     entry.noperands = OPERANDS[name]
     entry.keywords = tuple(options)
     entry.defaults = tuple(options.values())
-    if len(entry.keywords) > MAX_KEYWORDS:
+    entry.nkeywords = len(entry.keywords)
+    if entry.nkeywords > MAX_KEYWORDS:
         raise ValueError(f"fastbits._common: {name} has more than {MAX_KEYWORDS} keyword-only parameters")
+    for i in range(entry.nkeywords):
+        entry.keyword_names[i] = PyTuple_GET_ITEM(entry.keywords, i)
+        entry.default_values[i] = PyTuple_GET_ITEM(entry.defaults, i)
     entry.op = op
     entry.fast = fast
     entry.slow = slow

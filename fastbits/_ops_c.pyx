@@ -24,13 +24,14 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 import sys
+import threading
 
 import numpy as np
 
 from . import _ops_py, spec
 from ._clib cimport (
     FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, FB_ORDER_A,
-    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_abs, fb_kernel, fb_layout, fb_layout_copy, fb_plan,
+    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_abs, fb_kernel, fb_layout, fb_layout_copy, fb_plan, fb_publish, fb_published,
 )
 from ._common cimport NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, run, run_inline
@@ -42,6 +43,7 @@ __all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "b
 
 
 cdef extern from "numpy/arrayobject.h":
+    enum: NPY_USERDEF  # the first dtype number of a user type (ml_dtypes')
     # declared with PyObject* so that the stolen descr reference is explicit
     object PyArray_View_steals "PyArray_View"(cnp.ndarray arr, void* descr, void* subtype)
 
@@ -65,7 +67,10 @@ cdef bint BIG_HOST = sys.byteorder == "big"
 # Same-shape contiguous calls below this many output bytes take one row on their caller, with
 # no planning, when the grain rule gives them one thread (the runtime's run_inline).
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
-cdef bint ML_READY = False   # BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs too
+# BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs too (fb_publish): until then no fast
+# path reads a pair of theirs, nor T's entries of their types (_common.pxd).
+cdef int ML_READY = 0
+_ML_LOCK = threading.Lock()
 
 
 cdef void _build_tables() except *:
@@ -100,11 +105,12 @@ cdef void _allow_bitcasts(bint ml) except *:
 
 
 cdef void _add_ml_dtypes() except *:
-    """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types)."""
-    global ML_READY
-    add_ml_dtypes()
-    _allow_bitcasts(True)
-    ML_READY = True
+    """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types), once."""
+    with _ML_LOCK:
+        if not fb_published(&ML_READY):
+            add_ml_dtypes()
+            _allow_bitcasts(True)
+            fb_publish(&ML_READY)
 
 
 _build_tables()
@@ -542,13 +548,14 @@ cdef object _bitcast(object x, object to, object copy):
     """BitCast's fast path, decided at C level; None for a call it does not take."""
     cdef cnp.ndarray X
     cdef int t, src, dst
+    cdef bint ml = fb_published(&ML_READY)
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
-        if 0 <= t < NUM_DTYPES:
+        if 0 <= t < (NUM_DTYPES if ml else NPY_USERDEF):
             src = T.code[t]
             dst = to_code(to)
-            if src >= 0 and dst >= 0 and BITCAST_ALLOWED[src][dst]:
+            if src >= 0 and dst >= 0 and (ml or not T.ml[dst]) and BITCAST_ALLOWED[src][dst]:
                 return _bitcast_array(X, t, src, dst, copy is True)
     return None
 
@@ -579,7 +586,7 @@ cdef object _bitcast_slow(object x, object to, object copy):
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
-    if not ML_READY and (s in spec.ML_TYPES or d in spec.ML_TYPES):
+    if not fb_published(&ML_READY) and (s in spec.ML_TYPES or d in spec.ML_TYPES):
         _add_ml_dtypes()
     remember_to(to, dst)
     if type(x) is not np.ndarray:

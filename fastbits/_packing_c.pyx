@@ -25,7 +25,7 @@ from libc.stdint cimport uint8_t
 import numpy as np
 
 from . import _packing_py, spec
-from ._clib cimport FB_GRAIN_STRIDED, FB_MAXD, fb_pack, fb_pack_mapped, fb_packed_size, fb_unpack
+from ._clib cimport FB_GRAIN_STRIDED, FB_MAXD, fb_pack, fb_pack_mapped, fb_packed_size, fb_published, fb_unpack
 from ._common cimport NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, parallel
 
@@ -74,6 +74,8 @@ cdef void _start(Job* job) noexcept:
 cdef object _pack_fast(object x):
     """pack of a C-contiguous ndarray of a sub-byte type, once the tables are built; else None."""
     cdef int t
+    if not fb_published(&T.ml_ready):  # the sub-byte types are ml_dtypes'
+        return None
     if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES and T.code[t] >= 0 and T.packed_bits[T.code[t]]:
@@ -140,6 +142,8 @@ cdef object _unpack_fast(object data, object to, object shape):
     cdef int code, nd = 0
     cdef cnp.npy_intp dims[FB_MAXD]
     cdef Py_ssize_t count = 0
+    if not fb_published(&T.ml_ready):
+        return None
     code = to_code(to)
     if code < 0 or not T.packed_bits[code] or not _fast_dims(shape, &nd, dims, &count):
         return None

@@ -134,7 +134,7 @@ ALLOWED = {
     "fastbits._dask": {"fastbits._config", "fastbits._dispatch"},
     "fastbits._runtime_py": {"fastbits._config"},
     "fastbits._runtime": {"fastbits._config", "fastbits._clib"},
-    "fastbits._common": {"fastbits._dispatch"},
+    "fastbits._common": {"fastbits._dispatch", "fastbits._clib"},
     "fastbits._ops_py": {"fastbits._runtime_py"},
     "fastbits._packing_py": {"fastbits._runtime_py"},
     # the compiled operators fall back to the pure reference for what their kernels do not
