@@ -80,6 +80,8 @@ def _extensions() -> list[Extension]:
             "boundscheck": DEBUG_BUILD,
             "wraparound": DEBUG_BUILD,
             "initializedcheck": DEBUG_BUILD,
+            # Safe without the GIL (docs/threads.md): a free-threaded Python keeps it off.
+            "freethreading_compatible": True,
         },
     )
 

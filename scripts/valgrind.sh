@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 
 "$python" -m venv "$work/venv"
-"$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.0.10" numpy ml_dtypes
+"$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.1" numpy ml_dtypes
 FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUIRE_EXTENSIONS=1 "$work/venv/bin/pip" install -q --no-build-isolation "$repo"
 
 cd "$work"
