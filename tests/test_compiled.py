@@ -590,6 +590,7 @@ def test_bitcast_numpy_bool_copy_and_lists():
 
 
 @pytest.mark.compiled
+@pytest.mark.thread_unsafe  # fork() while other tests' threads run would copy them mid-call
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_pool_after_fork(small_pool):
     """A child forked while another thread uses the output pool and the thread team

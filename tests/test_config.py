@@ -17,6 +17,10 @@ from fastbits import _config, _cpus, _runtime_py
 
 from support import run_python, threads_available
 
+# set_config changes process-wide values, and the config fixture points the API at a path's
+# runtime: pytest-run-parallel runs these tests on one thread.
+pytestmark = pytest.mark.thread_unsafe
+
 SETTINGS = ("grain_cached", "grain_streamed", "grain_strided", "num_threads", "output_pool", "pool_threshold", "spin_time",
             "stream_threshold", "task_threads")
 RUNTIME_KEYS = {

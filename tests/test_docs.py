@@ -18,6 +18,9 @@ import re
 
 import pytest
 
+# doctest patches linecache process-wide: two threads running examples at once recurse in it.
+pytestmark = pytest.mark.thread_unsafe
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md"] + sorted(

@@ -8,6 +8,9 @@ import pytest
 
 import fastbits
 
+# The pool's idle blocks and counters are the process's: one thread at a time.
+pytestmark = pytest.mark.thread_unsafe
+
 
 
 @pytest.fixture

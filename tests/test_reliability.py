@@ -23,6 +23,9 @@ import fastbits
 
 from support import random_ints
 
+# Memory counts (RSS, tracemalloc), fork() and threads of their own: one test at a time.
+pytestmark = pytest.mark.thread_unsafe
+
 SHAPES = [((257, 31), (31,)), ((64, 1, 8), (1, 9, 8)), ((1000,), ()), ((5, 7), (5, 7))]
 
 

@@ -19,7 +19,9 @@ from fastbits import _config
 
 from support import run_python
 
-pytestmark = pytest.mark.compiled
+# The team's counters (helpers started, calls shared) and set_config are the process's:
+# pytest-run-parallel runs these tests on one thread.
+pytestmark = [pytest.mark.compiled, pytest.mark.thread_unsafe]
 
 KIB = 1 << 10
 MIB = 1 << 20
