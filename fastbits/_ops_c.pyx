@@ -66,6 +66,10 @@ cdef bint BIG_HOST = sys.byteorder == "big"
 # no planning, when the grain rule gives them one thread (the runtime's run_inline).
 cdef Py_ssize_t SMALL_BYTES = 1 << 18
 cdef bint ML_READY = False   # BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs too
+# The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
+# object each); any other spelling goes the slow way, where spec.check_order reads it.
+cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
+cdef PyObject* _ORDERS[4]  # the literals by code (FB_ORDER_K .. FB_ORDER_A are 0 .. 3)
 
 
 cdef void _build_tables() except *:
@@ -83,6 +87,8 @@ cdef void _build_tables() except *:
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
     _allow_bitcasts(False)
+    for name, code in _ORDER_CODES.items():
+        _ORDERS[code] = <PyObject*>name
 
 
 cdef void _allow_bitcasts(bint ml) except *:
@@ -151,20 +157,19 @@ cdef bint _self_overlaps(cnp.ndarray out) noexcept:
     cdef cnp.npy_intp* s = cnp.PyArray_STRIDES(out)
     cdef Py_ssize_t st[FB_MAXD]
     cdef Py_ssize_t sz[FB_MAXD]
-    cdef Py_ssize_t span, ts, tn
-    for d in range(nd):
+    cdef Py_ssize_t span
+    for d in range(nd):  # the axes longer than 1, by |stride| ascending (an insertion sort)
         if n[d] == 0:
             return False
         if n[d] > 1:
-            st[m] = fb_abs(s[d])
-            sz[m] = n[d]
+            e = m
+            while e > 0 and st[e - 1] > fb_abs(s[d]):
+                st[e] = st[e - 1]
+                sz[e] = sz[e - 1]
+                e -= 1
+            st[e] = fb_abs(s[d])
+            sz[e] = n[d]
             m += 1
-    for d in range(1, m):
-        e = d
-        while e > 0 and st[e - 1] > st[e]:
-            ts = st[e]; st[e] = st[e - 1]; st[e - 1] = ts
-            tn = sz[e]; sz[e] = sz[e - 1]; sz[e - 1] = tn
-            e -= 1
     span = cnp.PyArray_ITEMSIZE(out)
     for d in range(m):
         if st[d] < span:
@@ -538,10 +543,11 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     return O
 
 
-cdef object _bitcast(object x, object to, object copy):
+cdef object _bitcast(Entry e, PyObject** args, PyObject** options):
     """BitCast's fast path, decided at C level; None for a call it does not take."""
     cdef cnp.ndarray X
     cdef int t, src, dst
+    x, to, copy = <object>args[0], <object>args[1], <object>options[0]
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
@@ -571,11 +577,12 @@ cdef object _bitcast_array(cnp.ndarray X, int t, int src, int dst, bint copy):
     return None
 
 
-cdef object _bitcast_slow(object x, object to, object copy):
+cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
     cdef int src, dst
-    copy = spec.check_copy(BITCAST, copy)
-    x = spec.as_array(BITCAST, x, "input", spec.BITCAST_T1)
+    to = <object>args[1]
+    copy = spec.check_copy(BITCAST, <object>options[0])
+    x = spec.as_array(BITCAST, <object>args[0], "input", spec.BITCAST_T1)
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
@@ -598,24 +605,11 @@ cdef enum:
     SHIFT = -1  # the entry's op for BitShift: its direction argument gives the loop
 
 
-# The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
-# object each); any other spelling goes the slow way, where spec.check_order reads it.
-cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
-cdef PyObject* _K = <PyObject*>"K"
-cdef PyObject* _C = <PyObject*>"C"
-cdef PyObject* _F = <PyObject*>"F"
-cdef PyObject* _A = <PyObject*>"A"
-
-
 cdef inline int _order_code(PyObject* order) noexcept:
-    if order == _K:
-        return FB_ORDER_K
-    if order == _C:
-        return FB_ORDER_C
-    if order == _F:
-        return FB_ORDER_F
-    if order == _A:
-        return FB_ORDER_A
+    cdef int code
+    for code in range(4):
+        if order == _ORDERS[code]:
+            return code
     return -1
 
 
@@ -639,14 +633,6 @@ cdef object _elementwise_slow(Entry e, PyObject** args, PyObject** options):
                         <object>options[1])
 
 
-cdef object _bitcast_fast_path(Entry e, PyObject** args, PyObject** options):
-    return _bitcast(<object>args[0], <object>args[1], <object>options[0])
-
-
-cdef object _bitcast_slow_path(Entry e, PyObject** args, PyObject** options):
-    return _bitcast_slow(<object>args[0], <object>args[1], <object>options[0])
-
-
 bitwise_and = entry_point("bitwise_and", BITWISE_AND, FB_OP_AND, _elementwise_fast, _elementwise_slow,
                           _ops_py.bitwise_and, __name__)
 bitwise_or = entry_point("bitwise_or", BITWISE_OR, FB_OP_OR, _elementwise_fast, _elementwise_slow,
@@ -657,4 +643,4 @@ bitwise_not = entry_point("bitwise_not", BITWISE_NOT, FB_OP_NOT, _elementwise_fa
                           _ops_py.bitwise_not, __name__)
 bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementwise_slow, _ops_py.bitshift,
                        __name__)
-bitcast = entry_point("bitcast", BITCAST, 0, _bitcast_fast_path, _bitcast_slow_path, _ops_py.bitcast, __name__)
+bitcast = entry_point("bitcast", BITCAST, 0, _bitcast, _bitcast_slow, _ops_py.bitcast, __name__)

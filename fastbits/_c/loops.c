@@ -36,7 +36,7 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
 /* The class of an input's byte stride s (elements of w bytes), which indexes the layouts'
    table: 0 one value repeated, 1 contiguous, 2 every second element, 3 reversed, -1 another. */
 static inline int stride_class(fb_ssize s, fb_ssize w) {
-    return s == 0 ? 0 : s == w ? 1 : s == 2 * w ? 2 : s == -w ? 3 : -1;
+    return s == w ? 1 : s == 0 ? 0 : s == 2 * w ? 2 : s == -w ? 3 : -1;
 }
 #define CLASS_STEP(C) ((C) == 3 ? -1 : (C)) /* a class's stride in elements */
 
