@@ -225,14 +225,9 @@ cdef int _broadcast(fb_plan* pl, object A, object B, char* scalar, cnp.npy_intp*
 cdef inline bint _out_fits(object out, int code, int nd, const cnp.npy_intp* shape) noexcept:
     """``out`` is a writeable base-class ndarray of type ``code`` (native, aligned) and of
     ``shape``: what every fast path asks of it first."""
-    cdef int d
-    if (not cnp.PyArray_CheckExact(out) or _int_code(<cnp.ndarray>out) != code
-            or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd):
-        return False
-    for d in range(nd):
-        if cnp.PyArray_DIMS(<cnp.ndarray>out)[d] != shape[d]:
-            return False
-    return True
+    return (cnp.PyArray_CheckExact(out) and _int_code(<cnp.ndarray>out) == code
+            and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) and cnp.PyArray_NDIM(<cnp.ndarray>out) == nd
+            and _same_dims(nd, cnp.PyArray_DIMS(<cnp.ndarray>out), shape))
 
 
 cdef bint _writes_into(const fb_plan* pl, cnp.ndarray O, object A, object B, int nd) noexcept:
@@ -297,7 +292,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     for d in range(nd):
         pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
     pl.nd = nd
-    pl.kernel = _integer_kernel(_kernel_op(op, code), itemsize)
+    pl.kernel = _integer_kernel(op, code)
     pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
     run(&pl)
     return O
@@ -308,17 +303,12 @@ cdef inline bint _f_contiguous(object X) noexcept:
     return X is None or cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>X)
 
 
-cdef inline int _kernel_op(int op, int code) noexcept nogil:
-    """The loop of ``op`` for type ``code``: a right shift of a signed type is arithmetic."""
+cdef inline fb_kernel _integer_kernel(int op, int code) noexcept nogil:
+    """The kernel of ``op`` for type ``code``: a right shift of a signed type is arithmetic; no
+    byte swap, mask or map; the engine decides on streaming stores."""
     if op == FB_OP_SHR and SIGNED[code]:
-        return FB_OP_SAR
-    return op
-
-
-cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
-    """The kernel of an integer operation (no byte swap, mask or map; the engine decides on
-    streaming stores)."""
-    return fb_kernel(op=op, width=width, swap=0, mask=0, stream=0, byte_map=NULL)
+        op = FB_OP_SAR
+    return fb_kernel(op=op, width=T.itemsize[code], swap=0, mask=0, stream=0, byte_map=NULL)
 
 
 cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int order) noexcept:
@@ -327,7 +317,8 @@ cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int 
     C-contiguous result) or one the row writes as it is (see :func:`_small_out`)."""
     cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * T.itemsize[code]
     return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
-            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B)
+            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
+            and _same_dims(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), cnp.PyArray_DIMS(B))
             and (_small_out(out, code, A, B) if out is not None else order != FB_ORDER_F))
 
 
@@ -337,7 +328,7 @@ cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray 
     else planned by the engine."""
     cdef Py_ssize_t w = T.itemsize[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
-    cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
+    cdef fb_kernel kernel = _integer_kernel(op, code)
     if out is None:
         out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), NULL, T.descr[code], n * w, opname)
     if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
@@ -378,10 +369,10 @@ cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
     return True
 
 
-cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
+cdef inline bint _same_dims(int nd, const cnp.npy_intp* x, const cnp.npy_intp* y) noexcept:
     cdef int d
-    for d in range(cnp.PyArray_NDIM(A)):
-        if cnp.PyArray_DIMS(A)[d] != cnp.PyArray_DIMS(B)[d]:
+    for d in range(nd):
+        if x[d] != y[d]:
             return False
     return True
 
