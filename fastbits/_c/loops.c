@@ -44,11 +44,12 @@ typedef void (*layout_fn)(void *o, const void *a, const void *b, fb_ssize n);
 
 /* A contiguous output, inputs at the strides da and db (in elements), constants in each loop
    below so that each layout is vectorized on its own.  An input of stride 0 is read once,
-   before the loop, so that the stores to o cannot change it. */
+   before the loop, so that the stores to o cannot change it; no other is read before it (a row
+   may be empty). */
 #define DEFINE_STEP(NAME, T, S, W, EXPR)                                                          \
     static FB_ALWAYS_INLINE void NAME##_step(T *o, const T *a, const T *b, fb_ssize n,            \
                                              fb_ssize da, fb_ssize db) {                          \
-        const T a0 = *a, b0 = *b;                                                                 \
+        const T a0 = da ? (T)0 : *a, b0 = db ? (T)0 : *b;                                         \
         fb_ssize i;                                                                               \
         for (i = 0; i < n; i++) {                                                                 \
             const T x = da ? a[i * da] : a0, y = db ? b[i * db] : b0;                             \
@@ -302,8 +303,9 @@ FB_AVX2 static inline __m128i sar64_c128(__m128i x, __m128i c) {
     FB_AVX2 static FB_ALWAYS_INLINE fb_ssize NAME##_lines(int kind, int stream, T *o, const T *a, \
                                                           const T *b, fb_ssize i, fb_ssize n) {   \
         const fb_ssize per = 16 / (fb_ssize)sizeof(T);                                            \
-        const __m128i x = sizeof(T) == 8 ? _mm_set1_epi64x((long long)*a) : _mm_set1_epi32((int)*a); \
-        const __m128i count = _mm_cvtsi64_si128((long long)(uint64_t)*b);                         \
+        const T a0 = kind == 2 ? *a : (T)0; /* the one value or amount, read where there is one */ \
+        const __m128i x = sizeof(T) == 8 ? _mm_set1_epi64x((long long)a0) : _mm_set1_epi32((int)a0); \
+        const __m128i count = _mm_cvtsi64_si128(kind == 1 ? (long long)(uint64_t)*b : 0);        \
         const __m256i x2 = _mm256_broadcastsi128_si256(x);                                        \
         __m128i r[4];                                                                             \
         int j;                                                                                    \
