@@ -71,6 +71,10 @@ cdef Py_ssize_t SMALL_BYTES = 1 << 18
 # path reads a pair of theirs, nor T's entries of their types (_common.pxd).
 cdef int ML_READY = 0
 _ML_LOCK = threading.Lock()
+# The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
+# object each); any other spelling goes the slow way, where spec.check_order reads it.
+cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
+cdef PyObject* _ORDERS[4]  # the literals by code (FB_ORDER_K .. FB_ORDER_A are 0 .. 3)
 
 
 cdef void _build_tables() except *:
@@ -88,6 +92,8 @@ cdef void _build_tables() except *:
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
     _allow_bitcasts(False)
+    for name, code in _ORDER_CODES.items():
+        _ORDERS[code] = <PyObject*>name
 
 
 cdef void _allow_bitcasts(bint ml) except *:
@@ -157,20 +163,19 @@ cdef bint _self_overlaps(cnp.ndarray out) noexcept:
     cdef cnp.npy_intp* s = cnp.PyArray_STRIDES(out)
     cdef Py_ssize_t st[FB_MAXD]
     cdef Py_ssize_t sz[FB_MAXD]
-    cdef Py_ssize_t span, ts, tn
-    for d in range(nd):
+    cdef Py_ssize_t span
+    for d in range(nd):  # the axes longer than 1, by |stride| ascending (an insertion sort)
         if n[d] == 0:
             return False
         if n[d] > 1:
-            st[m] = fb_abs(s[d])
-            sz[m] = n[d]
+            e = m
+            while e > 0 and st[e - 1] > fb_abs(s[d]):
+                st[e] = st[e - 1]
+                sz[e] = sz[e - 1]
+                e -= 1
+            st[e] = fb_abs(s[d])
+            sz[e] = n[d]
             m += 1
-    for d in range(1, m):
-        e = d
-        while e > 0 and st[e - 1] > st[e]:
-            ts = st[e]; st[e] = st[e - 1]; st[e - 1] = ts
-            tn = sz[e]; sz[e] = sz[e - 1]; sz[e - 1] = tn
-            e -= 1
     span = cnp.PyArray_ITEMSIZE(out)
     for d in range(m):
         if st[d] < span:
@@ -226,14 +231,9 @@ cdef int _broadcast(fb_plan* pl, object A, object B, char* scalar, cnp.npy_intp*
 cdef inline bint _out_fits(object out, int code, int nd, const cnp.npy_intp* shape) noexcept:
     """``out`` is a writeable base-class ndarray of type ``code`` (native, aligned) and of
     ``shape``: what every fast path asks of it first."""
-    cdef int d
-    if (not cnp.PyArray_CheckExact(out) or _int_code(<cnp.ndarray>out) != code
-            or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd):
-        return False
-    for d in range(nd):
-        if cnp.PyArray_DIMS(<cnp.ndarray>out)[d] != shape[d]:
-            return False
-    return True
+    return (cnp.PyArray_CheckExact(out) and _int_code(<cnp.ndarray>out) == code
+            and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) and cnp.PyArray_NDIM(<cnp.ndarray>out) == nd
+            and _same_dims(nd, cnp.PyArray_DIMS(<cnp.ndarray>out), shape))
 
 
 cdef bint _writes_into(const fb_plan* pl, cnp.ndarray O, object A, object B, int nd) noexcept:
@@ -298,7 +298,7 @@ cdef object _binary_core(int op, str opname, int code, object A, object B, char*
     for d in range(nd):
         pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
     pl.nd = nd
-    pl.kernel = _integer_kernel(_kernel_op(op, code), itemsize)
+    pl.kernel = _integer_kernel(op, code)
     pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
     run(&pl)
     return O
@@ -309,17 +309,12 @@ cdef inline bint _f_contiguous(object X) noexcept:
     return X is None or cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>X)
 
 
-cdef inline int _kernel_op(int op, int code) noexcept nogil:
-    """The loop of ``op`` for type ``code``: a right shift of a signed type is arithmetic."""
+cdef inline fb_kernel _integer_kernel(int op, int code) noexcept nogil:
+    """The kernel of ``op`` for type ``code``: a right shift of a signed type is arithmetic; no
+    byte swap, mask or map; the engine decides on streaming stores."""
     if op == FB_OP_SHR and SIGNED[code]:
-        return FB_OP_SAR
-    return op
-
-
-cdef inline fb_kernel _integer_kernel(int op, int width) noexcept nogil:
-    """The kernel of an integer operation (no byte swap, mask or map; the engine decides on
-    streaming stores)."""
-    return fb_kernel(op=op, width=width, swap=0, mask=0, stream=0, byte_map=NULL)
+        op = FB_OP_SAR
+    return fb_kernel(op=op, width=T.itemsize[code], swap=0, mask=0, stream=0, byte_map=NULL)
 
 
 cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int order) noexcept:
@@ -328,7 +323,8 @@ cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int 
     C-contiguous result) or one the row writes as it is (see :func:`_small_out`)."""
     cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * T.itemsize[code]
     return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
-            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B) and _same_dims(A, B)
+            and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
+            and _same_dims(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), cnp.PyArray_DIMS(B))
             and (_small_out(out, code, A, B) if out is not None else order != FB_ORDER_F))
 
 
@@ -338,7 +334,7 @@ cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray 
     else planned by the engine."""
     cdef Py_ssize_t w = T.itemsize[code]
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
-    cdef fb_kernel kernel = _integer_kernel(_kernel_op(op, code), <int>w)
+    cdef fb_kernel kernel = _integer_kernel(op, code)
     if out is None:
         out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), NULL, T.descr[code], n * w, opname)
     if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
@@ -379,10 +375,10 @@ cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
     return True
 
 
-cdef inline bint _same_dims(cnp.ndarray A, cnp.ndarray B) noexcept:
+cdef inline bint _same_dims(int nd, const cnp.npy_intp* x, const cnp.npy_intp* y) noexcept:
     cdef int d
-    for d in range(cnp.PyArray_NDIM(A)):
-        if cnp.PyArray_DIMS(A)[d] != cnp.PyArray_DIMS(B)[d]:
+    for d in range(nd):
+        if x[d] != y[d]:
             return False
     return True
 
@@ -544,11 +540,12 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     return O
 
 
-cdef object _bitcast(object x, object to, object copy):
+cdef object _bitcast(Entry e, PyObject** args, PyObject** options):
     """BitCast's fast path, decided at C level; None for a call it does not take."""
     cdef cnp.ndarray X
     cdef int t, src, dst
     cdef bint ml = fb_published(&ML_READY)
+    x, to, copy = <object>args[0], <object>args[1], <object>options[0]
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
         t = cnp.PyArray_TYPE(X)
@@ -578,11 +575,12 @@ cdef object _bitcast_array(cnp.ndarray X, int t, int src, int dst, bint copy):
     return None
 
 
-cdef object _bitcast_slow(object x, object to, object copy):
+cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
     """The checks of the spec; remembers how ``to`` resolved; then the kernels."""
     cdef int src, dst
-    copy = spec.check_copy(BITCAST, copy)
-    x = spec.as_array(BITCAST, x, "input", spec.BITCAST_T1)
+    to = <object>args[1]
+    copy = spec.check_copy(BITCAST, <object>options[0])
+    x = spec.as_array(BITCAST, <object>args[0], "input", spec.BITCAST_T1)
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
@@ -605,24 +603,11 @@ cdef enum:
     SHIFT = -1  # the entry's op for BitShift: its direction argument gives the loop
 
 
-# The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
-# object each); any other spelling goes the slow way, where spec.check_order reads it.
-cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
-cdef PyObject* _K = <PyObject*>"K"
-cdef PyObject* _C = <PyObject*>"C"
-cdef PyObject* _F = <PyObject*>"F"
-cdef PyObject* _A = <PyObject*>"A"
-
-
 cdef inline int _order_code(PyObject* order) noexcept:
-    if order == _K:
-        return FB_ORDER_K
-    if order == _C:
-        return FB_ORDER_C
-    if order == _F:
-        return FB_ORDER_F
-    if order == _A:
-        return FB_ORDER_A
+    cdef int code
+    for code in range(4):
+        if order == _ORDERS[code]:
+            return code
     return -1
 
 
@@ -646,14 +631,6 @@ cdef object _elementwise_slow(Entry e, PyObject** args, PyObject** options):
                         <object>options[1])
 
 
-cdef object _bitcast_fast_path(Entry e, PyObject** args, PyObject** options):
-    return _bitcast(<object>args[0], <object>args[1], <object>options[0])
-
-
-cdef object _bitcast_slow_path(Entry e, PyObject** args, PyObject** options):
-    return _bitcast_slow(<object>args[0], <object>args[1], <object>options[0])
-
-
 bitwise_and = entry_point("bitwise_and", BITWISE_AND, FB_OP_AND, _elementwise_fast, _elementwise_slow,
                           _ops_py.bitwise_and, __name__)
 bitwise_or = entry_point("bitwise_or", BITWISE_OR, FB_OP_OR, _elementwise_fast, _elementwise_slow,
@@ -664,4 +641,4 @@ bitwise_not = entry_point("bitwise_not", BITWISE_NOT, FB_OP_NOT, _elementwise_fa
                           _ops_py.bitwise_not, __name__)
 bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementwise_slow, _ops_py.bitshift,
                        __name__)
-bitcast = entry_point("bitcast", BITCAST, 0, _bitcast_fast_path, _bitcast_slow_path, _ops_py.bitcast, __name__)
+bitcast = entry_point("bitcast", BITCAST, 0, _bitcast, _bitcast_slow, _ops_py.bitcast, __name__)

@@ -71,11 +71,12 @@ cdef void _start(Job* job) noexcept:
     parallel(_run_share, job, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8, &job.nshares)
 
 
-cdef object _pack_fast(object x):
+cdef object _pack_fast(Entry e, PyObject** args, PyObject** options):
     """pack of a C-contiguous ndarray of a sub-byte type, once the tables are built; else None."""
     cdef int t
     if not fb_published(&T.ml_ready):  # the sub-byte types are ml_dtypes'
         return None
+    x = <object>args[0]
     if cnp.PyArray_CheckExact(x) and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x):
         t = cnp.PyArray_TYPE(<cnp.ndarray>x)
         if 0 <= t < NUM_DTYPES and T.code[t] >= 0 and T.packed_bits[T.code[t]]:
@@ -83,8 +84,8 @@ cdef object _pack_fast(object x):
     return None
 
 
-cdef object _pack_slow(object x):
-    x, c = spec.check_pack(x)
+cdef object _pack_slow(Entry e, PyObject** args, PyObject** options):
+    x, c = spec.check_pack(<object>args[0])
     add_ml_dtypes()
     return _pack_array(_contiguous(spec.PACK, x, "a C-contiguous copy of input 'x'"), int(c))
 
@@ -135,17 +136,17 @@ cdef inline bint _fast_dims(object shape, int* nd, cnp.npy_intp* dims, Py_ssize_
     return True
 
 
-cdef object _unpack_fast(object data, object to, object shape):
+cdef object _unpack_fast(Entry e, PyObject** args, PyObject** options):
     """unpack of ``bytes`` or a contiguous 1-D uint8 ndarray of the right length into a tuple of
     positive ints, with a ``to`` given by code or seen before, once the tables are built; else
     None."""
-    cdef int code, nd = 0
+    cdef int code = to_code(<object>args[1]), nd = 0
     cdef cnp.npy_intp dims[FB_MAXD]
     cdef Py_ssize_t count = 0
     if not fb_published(&T.ml_ready):
         return None
-    code = to_code(to)
-    if code < 0 or not T.packed_bits[code] or not _fast_dims(shape, &nd, dims, &count):
+    data = <object>args[0]
+    if code < 0 or not T.packed_bits[code] or not _fast_dims(<object>args[2], &nd, dims, &count):
         return None
     if type(data) is bytes and len(<bytes>data) == fb_packed_size(count, T.packed_bits[code]):
         return _unpack_into(<const uint8_t*><const char*>data, code, nd, dims, count, None)
@@ -156,12 +157,12 @@ cdef object _unpack_fast(object data, object to, object shape):
     return None
 
 
-cdef object _unpack_slow(object data, object to, object shape):
+cdef object _unpack_slow(Entry e, PyObject** args, PyObject** options):
     cdef int d, nd
     cdef cnp.npy_intp dims[FB_MAXD]
-    array, c, shape = spec.check_unpack(data, to, shape)
+    array, c, shape = spec.check_unpack(<object>args[0], <object>args[1], <object>args[2])
     add_ml_dtypes()
-    remember_to(to, int(c))
+    remember_to(<object>args[1], int(c))
     nd = len(shape)
     total = 1
     for d in range(nd):
@@ -191,23 +192,5 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
 
 
 # Vectorcall entry points (fastbits/_common.pyx), with the pure module's docstrings.
-
-cdef object _pack_fast_path(Entry e, PyObject** args, PyObject** options):
-    return _pack_fast(<object>args[0])
-
-
-cdef object _pack_slow_path(Entry e, PyObject** args, PyObject** options):
-    return _pack_slow(<object>args[0])
-
-
-cdef object _unpack_fast_path(Entry e, PyObject** args, PyObject** options):
-    return _unpack_fast(<object>args[0], <object>args[1], <object>args[2])
-
-
-cdef object _unpack_slow_path(Entry e, PyObject** args, PyObject** options):
-    return _unpack_slow(<object>args[0], <object>args[1], <object>args[2])
-
-
-pack = entry_point("pack", spec.PACK, 0, _pack_fast_path, _pack_slow_path, _packing_py.pack, __name__)
-unpack = entry_point("unpack", spec.UNPACK, 0, _unpack_fast_path, _unpack_slow_path, _packing_py.unpack,
-                     __name__)
+pack = entry_point("pack", spec.PACK, 0, _pack_fast, _pack_slow, _packing_py.pack, __name__)
+unpack = entry_point("unpack", spec.UNPACK, 0, _unpack_fast, _unpack_slow, _packing_py.unpack, __name__)

@@ -191,6 +191,13 @@ static fb_ssize bytes_moved(const fb_plan *pl) {
     return moved;
 }
 
+/* Axis ``from`` of every operand to position ``to``. */
+static void move_axis(fb_plan *pl, int to, int from) {
+    int k;
+    pl->n[to] = pl->n[from];
+    for (k = 0; k < 3; k++) pl->s[k][to] = pl->s[k][from];
+}
+
 static void swap_axes(fb_plan *pl, int d, int e) {
     fb_ssize t;
     int k;
@@ -207,12 +214,8 @@ static void swap_axes(fb_plan *pl, int d, int e) {
 /* Drop size-1 axes, turn all-backwards axes around, order by out's strides, merge. */
 static void coalesce(fb_plan *pl) {
     int nd = 0, d, e, k, w;
-    for (d = 0; d < pl->nd; d++) {
-        if (pl->n[d] == 1) continue;
-        pl->n[nd] = pl->n[d];
-        for (k = 0; k < 3; k++) pl->s[k][nd] = pl->s[k][d];
-        nd++;
-    }
+    for (d = 0; d < pl->nd; d++)
+        if (pl->n[d] != 1) move_axis(pl, nd++, d);
     pl->nd = nd;
     for (d = 0; d < nd; d++) {
         if (pl->s[0][d] < 0 && pl->s[1][d] <= 0 && pl->s[2][d] <= 0) {
@@ -232,15 +235,10 @@ static void coalesce(fb_plan *pl) {
             pl->s[2][d] == pl->s[2][w] * pl->n[w]) {
             pl->n[w] *= pl->n[d];
         } else {
-            w--;
-            pl->n[w] = pl->n[d];
-            for (k = 0; k < 3; k++) pl->s[k][w] = pl->s[k][d];
+            move_axis(pl, --w, d);
         }
     }
-    for (d = w; d < nd; d++) {
-        pl->n[d - w] = pl->n[d];
-        for (k = 0; k < 3; k++) pl->s[k][d - w] = pl->s[k][d];
-    }
+    for (d = w; d < nd; d++) move_axis(pl, d - w, d);
     pl->nd = nd - w;
 }
 

@@ -60,10 +60,7 @@ int fb_layout_copy(int nd, const fb_ssize *shape, const fb_ssize *strides, fb_ss
                    int f_contiguous, fb_ssize *out_strides) {
     int outer[FB_MAXD], inner[FB_MAXD], i, j, axis;
     if (c_contiguous || nd <= 1 || nd > FB_MAXD) return 1;
-    if (f_contiguous) {
-        for (i = 0; i < nd; i++) inner[i] = i;
-        return strides_of(nd, inner, shape, itemsize, out_strides);
-    }
+    if (f_contiguous) return fb_layout(FB_ORDER_F, nd, shape, itemsize, 0, NULL, 0, out_strides);
     /* numpy's PyArray_CreateSortedStridePerm: |stride| descending, ties in axis order */
     for (i = 0; i < nd; i++) {
         axis = i;

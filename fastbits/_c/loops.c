@@ -1,12 +1,13 @@
 /* Elementwise loops (see loops.h for the contract).
 
    Each operation is one expression of x (from a) and y (from b) on the unsigned integer type T
-   of the element width; DEFINE_BINARY and DEFINE_UNARY turn it into the row loops.  The layouts
-   that occur most (contiguous, one value repeated, in place, every second element, reversed)
-   get loops whose strides the compiler knows, so that it vectorizes each, cloned for AVX-512F,
-   AVX2 and the baseline where the platform allows (FB_CLONES); any other layout takes a plain
-   strided loop.  A large contiguous result is written with streaming stores (see STREAM_FUSED
-   and STREAM_CHUNKED below). */
+   of the element width; DEFINE_BINARY turns it into the row loops, and NOT is XOR with all
+   ones.  The layouts that occur most (contiguous, one value repeated, in place, every second
+   element, reversed) get loops whose strides the compiler knows, so that it vectorizes each,
+   cloned for AVX-512F, AVX2 and the baseline where the platform allows (FB_CLONES); a table
+   indexed by the inputs' stride classes picks them, and any other layout takes a plain strided
+   loop.  A large contiguous result is written with streaming stores (see STREAM_FUSED and
+   STREAM_CHUNKED below). */
 #include "loops.h"
 
 #include "bytes.h"
@@ -24,7 +25,6 @@
 #define EXPR_SHL(T, S, W) ((T)(y < (W) ? (T)(x << y) : (T)0))
 #define EXPR_SHR(T, S, W) ((T)(y < (W) ? (T)(x >> y) : (T)0))
 #define EXPR_SAR(T, S, W) ((T)((S)x >> (y < (W) ? y : (T)((W)-1))))
-#define EXPR_NOT(T, S, W) ((T)~x)
 
 /* A row of n elements of w bytes into o streams its stores when the whole result is large (the
    kernel's stream flag), the row is at least two chunks long, and o is element-aligned: the
@@ -33,64 +33,50 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
     return stream && FB_STREAM && n >= 2 * CHUNK_BYTES / w && ((uintptr_t)o % (uintptr_t)w) == 0;
 }
 
-/* Where the output is contiguous: da and db are the inputs' strides in elements, constants at
-   each call below, so that each layout is vectorized on its own. */
-#define DEFINE_BINARY_LOOPS(NAME, T, S, W, EXPR)                                                  \
-    static inline void NAME##_step(T *o, const T *a, const T *b, fb_ssize n, fb_ssize da,         \
-                                   fb_ssize db) {                                                 \
+/* The class of an input's byte stride s (elements of w bytes), which indexes the layouts'
+   table: 0 one value repeated, 1 contiguous, 2 every second element, 3 reversed, -1 another. */
+static inline int stride_class(fb_ssize s, fb_ssize w) {
+    return s == w ? 1 : s == 0 ? 0 : s == 2 * w ? 2 : s == -w ? 3 : -1;
+}
+#define CLASS_STEP(C) ((C) == 3 ? -1 : (C)) /* a class's stride in elements */
+
+typedef void (*layout_fn)(void *o, const void *a, const void *b, fb_ssize n);
+
+/* A contiguous output, inputs at the strides da and db (in elements), constants in each loop
+   below so that each layout is vectorized on its own.  An input of stride 0 is read once,
+   before the loop, so that the stores to o cannot change it; no other is read before it (a row
+   may be empty). */
+#define DEFINE_STEP(NAME, T, S, W, EXPR)                                                          \
+    static FB_ALWAYS_INLINE void NAME##_step(T *o, const T *a, const T *b, fb_ssize n,            \
+                                             fb_ssize da, fb_ssize db) {                          \
+        const T a0 = da ? (T)0 : *a, b0 = db ? (T)0 : *b;                                         \
         fb_ssize i;                                                                               \
         for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[i * da], y = b[i * db];                                                 \
+            const T x = da ? a[i * da] : a0, y = db ? b[i * db] : b0;                             \
             o[i] = EXPR(T, S, W);                                                                 \
         }                                                                                         \
-    }                                                                                             \
-    /* one value for all: passed by value, so that the store to o cannot change it */            \
-    FB_CLONES static void NAME##_vs(T *o, const T *a, T y, fb_ssize n) {                          \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[i];                                                                     \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    FB_CLONES static void NAME##_sv(T *o, T x, const T *b, fb_ssize n) {                          \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T y = b[i];                                                                     \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    FB_CLONES static void NAME##_r_s(T *o, const T *a, T y, fb_ssize n) {                         \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[-i];                                                                    \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    FB_CLONES static void NAME##_s_r(T *o, T x, const T *b, fb_ssize n) {                         \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T y = b[-i];                                                                    \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    /* in place: the output is the first input (o == a) or the second (o == b) */                \
-    FB_CLONES static void NAME##_into_a(T *o, const T *b, fb_ssize db, fb_ssize n) {              \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = o[i], y = b[i * db];                                                      \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    FB_CLONES static void NAME##_into_b(T *o, const T *a, fb_ssize da, fb_ssize n) {              \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[i * da], y = o[i];                                                      \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    LAYOUT(NAME, T, vv, 1, 1) LAYOUT(NAME, T, v_v2, 1, 2) LAYOUT(NAME, T, v2_v, 2, 1)             \
-    LAYOUT(NAME, T, v2_v2, 2, 2) LAYOUT(NAME, T, r_v, -1, 1) LAYOUT(NAME, T, v_r, 1, -1)          \
-    LAYOUT(NAME, T, r_r, -1, -1)                                                                  \
+    }
+
+/* The loop NAME_SUFFIX of inputs A and B (a and b; o for an input the output is, in place) in
+   the stride classes CA and CB. */
+#define LAYOUT(NAME, T, SUFFIX, A, B, CA, CB)                                                     \
+    FB_CLONES static void NAME##_##SUFFIX(void *po, const void *pa, const void *pb, fb_ssize n) { \
+        T *o = (T *)po;                                                                           \
+        const T *a = (const T *)pa, *b = (const T *)pb;                                           \
+        (void)a, (void)b;                                                                         \
+        NAME##_step(o, A, B, n, CLASS_STEP(CA), CLASS_STEP(CB));                                  \
+    }
+
+/* One row: the loop of its layout (strides in bytes, of any sign); an output that is an input
+   run in place, never streamed; a large contiguous result streamed (NAME##_stream, below). */
+#define DEFINE_BINARY(NAME, T, S, W, EXPR)                                                        \
+    DEFINE_STEP(NAME, T, S, W, EXPR)                                                              \
+    LAYOUT(NAME, T, 01, a, b, 0, 1) LAYOUT(NAME, T, 03, a, b, 0, 3) LAYOUT(NAME, T, 10, a, b, 1, 0) \
+    LAYOUT(NAME, T, 11, a, b, 1, 1) LAYOUT(NAME, T, 12, a, b, 1, 2) LAYOUT(NAME, T, 13, a, b, 1, 3) \
+    LAYOUT(NAME, T, 20, a, b, 2, 0) LAYOUT(NAME, T, 21, a, b, 2, 1) LAYOUT(NAME, T, 22, a, b, 2, 2) \
+    LAYOUT(NAME, T, 30, a, b, 3, 0) LAYOUT(NAME, T, 31, a, b, 3, 1) LAYOUT(NAME, T, 33, a, b, 3, 3) \
+    LAYOUT(NAME, T, o0, o, b, 1, 0) LAYOUT(NAME, T, o1, o, b, 1, 1)                               \
+    LAYOUT(NAME, T, 0o, a, o, 0, 1) LAYOUT(NAME, T, 1o, a, o, 1, 1)                               \
     static void NAME##_strided(char *o, const char *a, const char *b, fb_ssize n, fb_ssize so,    \
                                fb_ssize sa, fb_ssize sb) {                                        \
         fb_ssize i;                                                                               \
@@ -101,101 +87,37 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
     }                                                                                             \
     /* contiguous output, inputs by kind: 0 both contiguous, 1 b one value, 2 a one value */      \
     static void NAME##_contiguous(T *o, const T *a, const T *b, fb_ssize n, int kind) {           \
-        if (kind == 0) NAME##_vv(o, a, b, n);                                                     \
-        else if (kind == 1) NAME##_vs(o, a, *b, n);                                               \
-        else NAME##_sv(o, *a, b, n);                                                              \
-    }
-
-/* A loop of two inputs with the strides da and db (in elements) that the compiler knows. */
-#define LAYOUT(NAME, T, SUFFIX, DA, DB)                                                           \
-    FB_CLONES static void NAME##_##SUFFIX(T *o, const T *a, const T *b, fb_ssize n) {             \
-        NAME##_step(o, a, b, n, DA, DB);                                                          \
-    }
-
-/* One row: the loop of its layout (strides in bytes, of any sign); a large contiguous result
-   streamed (NAME##_stream, below), an output that is an input run in place, never streamed. */
-#define DEFINE_BINARY_ROW(NAME, T, S, W, EXPR)                                                    \
-    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind);  /* below */ \
-    static void NAME##_row(int stream, char *po, const char *pa, const char *pb, fb_ssize n,      \
-                           fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
-        const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
-        T *o = (T *)po;                                                                           \
-        const T *a = (const T *)pa, *b = (const T *)pb;                                           \
-        stream = row_streams(stream, o, n, w);                                                    \
-        if (so != w) {                                                                            \
-            NAME##_strided(po, pa, pb, n, so, sa, sb);                                            \
-        } else if (sa == w && sb == w) {                                                          \
-            if (o == a) NAME##_into_a(o, b, 1, n);                                                \
-            else if (o == b) NAME##_into_b(o, a, 1, n);                                           \
-            else if (stream) NAME##_stream(o, a, b, n, 0);                                        \
-            else NAME##_vv(o, a, b, n);                                                           \
-        } else if (sa == w && sb == 0) {                                                          \
-            if (o == a) NAME##_into_a(o, b, 0, n);                                                \
-            else if (stream) NAME##_stream(o, a, b, n, 1);                                        \
-            else NAME##_vs(o, a, *b, n);                                                          \
-        } else if (sa == 0 && sb == w) {                                                         \
-            if (o == b) NAME##_into_b(o, a, 0, n);                                                \
-            else if (stream) NAME##_stream(o, a, b, n, 2);                                        \
-            else NAME##_sv(o, *a, b, n);                                                          \
-        } else if (sa == 0 && sb == 0) NAME##_step(o, a, b, n, 0, 0);                             \
-        else if (sa == w && sb == 2 * w) NAME##_v_v2(o, a, b, n);                                 \
-        else if (sa == w && sb == -w) NAME##_v_r(o, a, b, n);                                     \
-        else if (sa == 0 && sb == -w) NAME##_s_r(o, *a, b, n);                                    \
-        else if (sa == 2 * w && sb == w) NAME##_v2_v(o, a, b, n);                                 \
-        else if (sa == 2 * w && sb == 2 * w) NAME##_v2_v2(o, a, b, n);                            \
-        else if (sa == -w && sb == w) NAME##_r_v(o, a, b, n);                                     \
-        else if (sa == -w && sb == 0) NAME##_r_s(o, a, *b, n);                                    \
-        else if (sa == -w && sb == -w) NAME##_r_r(o, a, b, n);                                    \
-        else NAME##_strided(po, pa, pb, n, so, sa, sb);                                           \
-    }
-
-#define DEFINE_BINARY(NAME, T, S, W, EXPR)                                                        \
-    DEFINE_BINARY_LOOPS(NAME, T, S, W, EXPR)                                                      \
-    DEFINE_BINARY_ROW(NAME, T, S, W, EXPR)
-
-#define DEFINE_UNARY(NAME, T, S, W, EXPR)                                                         \
-    static inline void NAME##_step(T *o, const T *a, fb_ssize n, fb_ssize da) {                   \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = a[i * da];                                                                \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
+        if (kind == 0) NAME##_11(o, a, b, n);                                                     \
+        else if (kind == 1) NAME##_10(o, a, b, n);                                                \
+        else NAME##_01(o, a, b, n);                                                               \
     }                                                                                             \
-    FB_CLONES static void NAME##_v(T *o, const T *a, fb_ssize n) { NAME##_step(o, a, n, 1); }     \
-    FB_CLONES static void NAME##_v2(T *o, const T *a, fb_ssize n) { NAME##_step(o, a, n, 2); }    \
-    FB_CLONES static void NAME##_r(T *o, const T *a, fb_ssize n) { NAME##_step(o, a, n, -1); }    \
-    FB_CLONES static void NAME##_into(T *o, fb_ssize n) {                                         \
-        fb_ssize i;                                                                               \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = o[i];                                                                     \
-            o[i] = EXPR(T, S, W);                                                                 \
-        }                                                                                         \
-    }                                                                                             \
-    static void NAME##_stream(T *o, const T *a, fb_ssize n); /* below */                     \
-    static void NAME##_row(int stream, char *po, const char *pa, const char *pb, fb_ssize n,      \
+    static void NAME##_stream(T *o, const T *a, const T *b, fb_ssize n, int kind); /* below */    \
+    static void NAME##_row(int stream, char *o, const char *a, const char *b, fb_ssize n,         \
                            fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
+        static const layout_fn layouts[4][4] = { /* [class of sa][class of sb] */                 \
+            {NULL, NAME##_01, NULL, NAME##_03}, {NAME##_10, NAME##_11, NAME##_12, NAME##_13},    \
+            {NAME##_20, NAME##_21, NAME##_22, NULL}, {NAME##_30, NAME##_31, NULL, NAME##_33}};   \
         const fb_ssize w = (fb_ssize)sizeof(T);                                                   \
-        fb_ssize i;                                                                               \
-        T *o = (T *)po;                                                                           \
-        const T *a = (const T *)pa;                                                               \
-        (void)pb;                                                                                 \
-        (void)sb;                                                                                 \
-        stream = row_streams(stream, o, n, w);                                                    \
-        if (so == w) {                                                                            \
-            if (sa == w) {                                                                        \
-                if (o == a) NAME##_into(o, n);                                                    \
-                else if (stream) NAME##_stream(o, a, n);                                          \
-                else NAME##_v(o, a, n);                                                           \
-                return;                                                                           \
-            }                                                                                     \
-            if (sa == 0) { NAME##_step(o, a, n, 0); return; }                                     \
-            if (sa == 2 * w) { NAME##_v2(o, a, n); return; }                                      \
-            if (sa == -w) { NAME##_r(o, a, n); return; }                                          \
-        }                                                                                         \
-        for (i = 0; i < n; i++) {                                                                 \
-            const T x = *(const T *)(pa + i * sa);                                                \
-            *(T *)(po + i * so) = EXPR(T, S, W);                                                  \
-        }                                                                                         \
+        const int ca = stride_class(sa, w), cb = stride_class(sb, w);                             \
+        if (so != w || ca < 0 || cb < 0 || layouts[ca][cb] == NULL)                               \
+            NAME##_strided(o, a, b, n, so, sa, sb);                                               \
+        else if (o == a && ca == 1 && cb <= 1)                                                    \
+            (cb ? NAME##_o1 : NAME##_o0)(o, a, b, n);                                             \
+        else if (o == b && cb == 1 && ca <= 1)                                                    \
+            (ca ? NAME##_1o : NAME##_0o)(o, a, b, n);                                             \
+        else if (ca <= 1 && cb <= 1 && row_streams(stream, o, n, w))                              \
+            NAME##_stream((T *)o, (const T *)a, (const T *)b, n, ca == cb ? 0 : ca ? 1 : 2);      \
+        else                                                                                      \
+            layouts[ca][cb](o, a, b, n);                                                          \
+    }
+
+/* NOT is XOR with all ones: one value for every element. */
+#define DEFINE_NOT(NAME, T, S, W, XOR)                                                            \
+    static void NAME##_row(int stream, char *o, const char *a, const char *b, fb_ssize n,         \
+                           fb_ssize so, fb_ssize sa, fb_ssize sb) {                               \
+        static const T ones = (T)~(T)0;                                                           \
+        (void)b, (void)sb;                                                                        \
+        XOR##W##_row(stream, o, a, (const char *)&ones, n, so, sa, 0);                            \
     }
 
 /* Every operation at every width. */
@@ -211,11 +133,11 @@ DEFINE_WIDTHS(DEFINE_BINARY, xor, EXPR_XOR)
 DEFINE_WIDTHS(DEFINE_BINARY, shl, EXPR_SHL)
 DEFINE_WIDTHS(DEFINE_BINARY, shr, EXPR_SHR)
 DEFINE_WIDTHS(DEFINE_BINARY, sar, EXPR_SAR)
-DEFINE_WIDTHS(DEFINE_UNARY, not, EXPR_NOT)
+DEFINE_WIDTHS(DEFINE_NOT, not, xor)
 
 /* Streaming stores for a large contiguous result (NAME##_stream, kind as NAME##_contiguous).
 
-   AND, OR, XOR and NOT are the same on 16-byte vectors at every width: their results go from
+   AND, OR and XOR are the same on 16-byte vectors at every width: their results go from
    registers straight to memory, 64 bytes a step (STREAM_FUSED), with no other traffic than the
    inputs' reads and the output's writes.  The shifts are computed a chunk at a time into an L1
    buffer by their vectorized loops and streamed out from there (STREAM_CHUNKED), except those
@@ -238,7 +160,7 @@ static FB_ALWAYS_INLINE __m128i vector_op(int op, __m128i x, __m128i y) {
     switch (op) {
     case FB_OP_AND: return _mm_and_si128(x, y);
     case FB_OP_OR: return _mm_or_si128(x, y);
-    default: return _mm_xor_si128(x, y); /* FB_OP_XOR; NOT is XOR with all ones */
+    default: return _mm_xor_si128(x, y); /* FB_OP_XOR */
     }
 }
 
@@ -291,22 +213,6 @@ DEFINE_FUSED_BYTES(xor, FB_OP_XOR)
         fb_stream_fence();                                                                        \
     }
 
-/* NOT is XOR with all ones. */
-#define STREAM_FUSED_NOT(NAME, T, S, W, EXPR)                                                     \
-    static void NAME##_stream(T *o, const T *a, fb_ssize n) {                                     \
-        static const uint8_t ones[16] = {255, 255, 255, 255, 255, 255, 255, 255,                  \
-                                         255, 255, 255, 255, 255, 255, 255, 255};                 \
-        const fb_ssize per_step = 64 / (fb_ssize)sizeof(T);                                       \
-        fb_ssize i = HEAD_ELEMS(T, o, n), body;                                                   \
-        NAME##_v(o, a, i);                                                                        \
-        body = (n - i) / per_step * per_step;                                                     \
-        xor_stream_bytes((char *)(o + i), (const char *)(a + i), (const char *)ones,              \
-                         body * (fb_ssize)sizeof(T), 1);                                          \
-        i += body;                                                                                \
-        NAME##_v(o + i, a + i, n - i);                                                            \
-        fb_stream_fence();                                                                        \
-    }
-
 /* A contiguous copy of nbytes with streaming stores (BitCast's large copies, a share of one at a
    time): o = a | 0, the OR loop with a zero vector, its head and tail by memcpy.  glibc's memcpy
    streams only copies of about the cache's size and more, so a share copied by it would be
@@ -324,8 +230,6 @@ static void stream_copy(char *o, const char *a, fb_ssize nbytes) {
 }
 #else
 #define STREAM_FUSED(NAME, T, S, W, OP) STREAM_CHUNKED(NAME, T, S, W, OP)
-#define STREAM_FUSED_NOT(NAME, T, S, W, EXPR)                                                     \
-    static void NAME##_stream(T *o, const T *a, fb_ssize n) { NAME##_v(o, a, n); }
 #endif
 
 /* The whole chunks of CHUNK_BYTES, then the rest through the same buffer: its whole 64-byte
@@ -354,135 +258,105 @@ DEFINE_WIDTHS(STREAM_FUSED, xor, xor)
 DEFINE_WIDTHS(STREAM_CHUNKED, shl, _)
 DEFINE_WIDTHS(STREAM_CHUNKED, shr, _)
 DEFINE_WIDTHS(STREAM_CHUNKED, sar, _)
-DEFINE_WIDTHS(STREAM_FUSED_NOT, not, _)
 
 /* AVX2's variable shifts read each amount as unsigned and give BitShift-28's result for any of
-   them: vpsllv and vpsrlv 0 past the width, vpsrav the sign.  So one instruction shifts a vector,
-   where the portable loops above (whose C must not shift by the width or more) cost a compare
-   and a blend more; GCC cannot know that the instruction already gives the wanted result.
-   AVX2 shifts 32- and 64-bit elements by vectors of amounts, but not 8- or 16-bit ones, and has
-   no 64-bit arithmetic shift: x >> y for x < 0 is ~(~x >>> y), which a large y turns into -1. */
+   them: vpsllv and vpsrlv 0 past the width, vpsrav the sign; so do the shifts by a count
+   register (vpsll, vpsrl, vpsra with an xmm count).  So one instruction shifts a vector, where
+   the portable loops above (whose C must not shift by the width or more) cost a compare and a
+   blend more; GCC cannot know that the instruction already gives the wanted result.  AVX2
+   shifts 32- and 64-bit elements by vectors of amounts, but not 8- or 16-bit ones, and has no
+   64-bit arithmetic shift: x >> y for x < 0 is ~(~x >>> y), which a large y turns into -1. */
 #if FB_HAVE_CLONES
 #include <immintrin.h>
 #define FB_AVX2 __attribute__((target("avx2")))
-
 #define LOAD256(p) _mm256_loadu_si256((const __m256i *)(p))
-#define SHL32(x, y) _mm256_sllv_epi32(x, y)
-#define SHR32(x, y) _mm256_srlv_epi32(x, y)
-#define SAR32(x, y) _mm256_srav_epi32(x, y)
-#define SHL64(x, y) _mm256_sllv_epi64(x, y)
-#define SHR64(x, y) _mm256_srlv_epi64(x, y)
-#define SAR64(x, y) arithmetic_shift64(x, y)
-#define SET32(v) _mm256_set1_epi32((int)(v))
-#define SET64(v) _mm256_set1_epi64x((long long)(v))
+#define LOAD128(p) _mm_loadu_si128((const __m128i *)(p))
 
-FB_AVX2 static inline __m256i arithmetic_shift64(__m256i x, __m256i y) {
+/* NAME's shift of x by each lane of y (on 32- and 16-byte vectors: v256, v128), or by the one
+   amount in the low 64 bits of c (c128). */
+#define SHIFTS(NAME, V, C)                                                                        \
+    FB_AVX2 static inline __m256i NAME##_v256(__m256i x, __m256i y) { return _mm256_##V(x, y); }  \
+    FB_AVX2 static inline __m128i NAME##_v128(__m128i x, __m128i y) { return _mm_##V(x, y); }     \
+    FB_AVX2 static inline __m128i NAME##_c128(__m128i x, __m128i c) { return _mm_##C(x, c); }
+SHIFTS(shl32, sllv_epi32, sll_epi32) SHIFTS(shr32, srlv_epi32, srl_epi32) SHIFTS(sar32, srav_epi32, sra_epi32)
+SHIFTS(shl64, sllv_epi64, sll_epi64) SHIFTS(shr64, srlv_epi64, srl_epi64)
+FB_AVX2 static inline __m256i sar64_v256(__m256i x, __m256i y) {
     const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x); /* all ones where x < 0 */
     return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, sign), y), sign);
 }
-
-/* o[i] = a[i] SHIFT b[i] (a_repeated: a[0] SHIFT b[i]) for the whole vectors of the n elements;
-   returns how many elements it did. */
-#define DEFINE_SHIFT_AVX2(NAME, T, SHIFT, SET)                                                    \
-    FB_AVX2 static fb_ssize NAME##_avx2(char *po, const char *pa, const char *pb, fb_ssize n,     \
-                                        int a_repeated) {                                         \
-        const fb_ssize per = 32 / (fb_ssize)sizeof(T);                                            \
-        T *o = (T *)po;                                                                           \
-        const T *a = (const T *)pa, *b = (const T *)pb;                                           \
-        fb_ssize i = 0;                                                                           \
-        if (a_repeated) {                                                                         \
-            const __m256i x = SET(*a);                                                            \
-            for (; i + per <= n; i += per)                                                        \
-                _mm256_storeu_si256((__m256i *)(o + i), SHIFT(x, LOAD256(b + i)));                \
-        } else {                                                                                  \
-            for (; i + per <= n; i += per)                                                        \
-                _mm256_storeu_si256((__m256i *)(o + i), SHIFT(LOAD256(a + i), LOAD256(b + i)));  \
-        }                                                                                         \
-        return i;                                                                                 \
-    }
-
-/* The same into a result streamed around the cache (kind as NAME##_contiguous: 0 both arrays,
-   1 one amount, 2 one value), on 16-byte vectors four to a 64-byte line as the fused loops
-   above: the head up to a 16-byte boundary and the tail by the portable loops.  One amount for
-   all shifts by a count register (vpsll/vpsrl/vpsra with an xmm count: 0, or the sign, past the
-   width too). */
-#define LOAD128(p) _mm_loadu_si128((const __m128i *)(p))
-#define SHL32V(x, y) _mm_sllv_epi32(x, y)
-#define SHR32V(x, y) _mm_srlv_epi32(x, y)
-#define SAR32V(x, y) _mm_srav_epi32(x, y)
-#define SHL64V(x, y) _mm_sllv_epi64(x, y)
-#define SHR64V(x, y) _mm_srlv_epi64(x, y)
-#define SAR64V(x, y) arithmetic_shift64_by(x, y, 0)
-#define SHL32C(x, c) _mm_sll_epi32(x, c)
-#define SHR32C(x, c) _mm_srl_epi32(x, c)
-#define SAR32C(x, c) _mm_sra_epi32(x, c)
-#define SHL64C(x, c) _mm_sll_epi64(x, c)
-#define SHR64C(x, c) _mm_srl_epi64(x, c)
-#define SAR64C(x, c) arithmetic_shift64_by(x, c, 1)
-#define SET32X(v) _mm_set1_epi32((int)(v))
-#define SET64X(v) _mm_set1_epi64x((long long)(v))
-
-/* x >> y, arithmetic, 64-bit lanes: by each lane of y, or (by_count) by y's low 64 bits. */
-FB_AVX2 static inline __m128i arithmetic_shift64_by(__m128i x, __m128i y, int by_count) {
+FB_AVX2 static inline __m128i sar64_v128(__m128i x, __m128i y) {
     const __m128i sign = _mm_cmpgt_epi64(_mm_setzero_si128(), x);
-    const __m128i flipped = _mm_xor_si128(x, sign);
-    return _mm_xor_si128(by_count ? _mm_srl_epi64(flipped, y) : _mm_srlv_epi64(flipped, y), sign);
+    return _mm_xor_si128(_mm_srlv_epi64(_mm_xor_si128(x, sign), y), sign);
+}
+FB_AVX2 static inline __m128i sar64_c128(__m128i x, __m128i c) {
+    const __m128i sign = _mm_cmpgt_epi64(_mm_setzero_si128(), x);
+    return _mm_xor_si128(_mm_srl_epi64(_mm_xor_si128(x, sign), c), sign);
 }
 
-#define DEFINE_SHIFT_AVX2_STREAM(NAME, T, VARIABLE, BY_COUNT, SET)                                \
-    FB_AVX2 static void NAME##_avx2_stream(char *po, const char *pa, const char *pb, fb_ssize n,  \
-                                           int kind) {                                            \
+/* The row loops of kind ``kind`` (as NAME##_contiguous), inlined with a constant kind: one plain
+   loop each.  In cache (NAME##_avx2, kinds 0 and 2), o[i] = a[i] SHIFT b[i] on 32-byte vectors
+   for the whole vectors of the n elements, returning how many it did.  Into a result streamed
+   around the cache (NAME##_avx2_stream), on 16-byte vectors four to a 64-byte line as the fused
+   loops above, the head up to a 16-byte boundary and the tail by the portable loops; one amount
+   for all shifts by a count register. */
+#define DEFINE_SHIFT_AVX2(NAME, T)                                                                \
+    FB_AVX2 static FB_ALWAYS_INLINE fb_ssize NAME##_lines(int kind, int stream, T *o, const T *a, \
+                                                          const T *b, fb_ssize i, fb_ssize n) {   \
+        const fb_ssize per = 16 / (fb_ssize)sizeof(T);                                            \
+        const T a0 = kind == 2 ? *a : (T)0; /* the one value or amount, read where there is one */ \
+        const __m128i x = sizeof(T) == 8 ? _mm_set1_epi64x((long long)a0) : _mm_set1_epi32((int)a0); \
+        const __m128i count = _mm_cvtsi64_si128(kind == 1 ? (long long)(uint64_t)*b : 0);        \
+        const __m256i x2 = _mm256_broadcastsi128_si256(x);                                        \
+        __m128i r[4];                                                                             \
+        int j;                                                                                    \
+        if (!stream) {                                                                            \
+            for (; i + 2 * per <= n; i += 2 * per)                                                \
+                _mm256_storeu_si256((__m256i *)(o + i),                                           \
+                                    NAME##_v256(kind == 2 ? x2 : LOAD256(a + i), LOAD256(b + i))); \
+            return i;                                                                             \
+        }                                                                                         \
+        for (; i + 4 * per <= n; i += 4 * per) {                                                  \
+            for (j = 0; j < 4; j++) {                                                             \
+                const __m128i va = kind == 2 ? x : LOAD128(a + i + j * per);                      \
+                r[j] = kind == 1 ? NAME##_c128(va, count) : NAME##_v128(va, LOAD128(b + i + j * per)); \
+            }                                                                                     \
+            for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);        \
+        }                                                                                         \
+        return i;                                                                                 \
+    }                                                                                             \
+    FB_AVX2 static fb_ssize NAME##_avx2(char *o, const char *a, const char *b, fb_ssize n, int kind) { \
+        if (kind == 0) return NAME##_lines(0, 0, (T *)o, (const T *)a, (const T *)b, 0, n);      \
+        return NAME##_lines(2, 0, (T *)o, (const T *)a, (const T *)b, 0, n);                     \
+    }                                                                                             \
+    FB_AVX2 static fb_ssize NAME##_avx2_stream(char *po, const char *pa, const char *pb, fb_ssize n, \
+                                               int kind) {                                        \
         T *o = (T *)po;                                                                           \
         const T *a = (const T *)pa, *b = (const T *)pb;                                           \
-        const fb_ssize per = 16 / (fb_ssize)sizeof(T);                                            \
         const fb_ssize da = kind == 2 ? 0 : 1, db = kind == 1 ? 0 : 1;                            \
-        fb_ssize i = HEAD_ELEMS(T, o, n), j;                                                      \
-        __m128i r[4];                                                                             \
+        fb_ssize i = HEAD_ELEMS(T, o, n);                                                         \
         NAME##_contiguous(o, a, b, i, kind);                                                      \
-        if (kind == 0) {                                                                          \
-            for (; i + 4 * per <= n; i += 4 * per) {                                              \
-                for (j = 0; j < 4; j++) r[j] = VARIABLE(LOAD128(a + i + j * per), LOAD128(b + i + j * per)); \
-                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
-            }                                                                                     \
-        } else if (kind == 1) {                                                                   \
-            const __m128i count = _mm_cvtsi64_si128((long long)(uint64_t)*b);                     \
-            for (; i + 4 * per <= n; i += 4 * per) {                                              \
-                for (j = 0; j < 4; j++) r[j] = BY_COUNT(LOAD128(a + i + j * per), count);         \
-                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
-            }                                                                                     \
-        } else {                                                                                  \
-            const __m128i x = SET(*a);                                                            \
-            for (; i + 4 * per <= n; i += 4 * per) {                                              \
-                for (j = 0; j < 4; j++) r[j] = VARIABLE(x, LOAD128(b + i + j * per));             \
-                for (j = 0; j < 4; j++) _mm_stream_si128((__m128i *)(o + i + j * per), r[j]);    \
-            }                                                                                     \
-        }                                                                                         \
+        if (kind == 0) i = NAME##_lines(0, 1, o, a, b, i, n);                                     \
+        else if (kind == 1) i = NAME##_lines(1, 1, o, a, b, i, n);                                \
+        else i = NAME##_lines(2, 1, o, a, b, i, n);                                               \
         NAME##_contiguous(o + i, a + i * da, b + i * db, n - i, kind);                            \
         _mm_sfence();                                                                             \
+        return n;                                                                                 \
     }
 
-DEFINE_SHIFT_AVX2(shl32, uint32_t, SHL32, SET32)
-DEFINE_SHIFT_AVX2(shr32, uint32_t, SHR32, SET32)
-DEFINE_SHIFT_AVX2(sar32, uint32_t, SAR32, SET32)
-DEFINE_SHIFT_AVX2(shl64, uint64_t, SHL64, SET64)
-DEFINE_SHIFT_AVX2(shr64, uint64_t, SHR64, SET64)
-DEFINE_SHIFT_AVX2(sar64, uint64_t, SAR64, SET64)
-DEFINE_SHIFT_AVX2_STREAM(shl32, uint32_t, SHL32V, SHL32C, SET32X)
-DEFINE_SHIFT_AVX2_STREAM(shr32, uint32_t, SHR32V, SHR32C, SET32X)
-DEFINE_SHIFT_AVX2_STREAM(sar32, uint32_t, SAR32V, SAR32C, SET32X)
-DEFINE_SHIFT_AVX2_STREAM(shl64, uint64_t, SHL64V, SHL64C, SET64X)
-DEFINE_SHIFT_AVX2_STREAM(shr64, uint64_t, SHR64V, SHR64C, SET64X)
-DEFINE_SHIFT_AVX2_STREAM(sar64, uint64_t, SAR64V, SAR64C, SET64X)
+DEFINE_SHIFT_AVX2(shl32, uint32_t)
+DEFINE_SHIFT_AVX2(shr32, uint32_t)
+DEFINE_SHIFT_AVX2(sar32, uint32_t)
+DEFINE_SHIFT_AVX2(shl64, uint64_t)
+DEFINE_SHIFT_AVX2(shr64, uint64_t)
+DEFINE_SHIFT_AVX2(sar64, uint64_t)
 
-typedef fb_ssize (*shift_fn)(char *o, const char *a, const char *b, fb_ssize n, int a_repeated);
-typedef void (*shift_stream_fn)(char *o, const char *a, const char *b, fb_ssize n, int kind);
+typedef fb_ssize (*shift_fn)(char *o, const char *a, const char *b, fb_ssize n, int kind);
 
-/* [op - FB_OP_SHL][width 4, 8] */
-static const shift_fn shifts_avx2[3][2] = {
-    {shl32_avx2, shl64_avx2}, {shr32_avx2, shr64_avx2}, {sar32_avx2, sar64_avx2}};
-static const shift_stream_fn shifts_avx2_stream[3][2] = {
-    {shl32_avx2_stream, shl64_avx2_stream}, {shr32_avx2_stream, shr64_avx2_stream},
-    {sar32_avx2_stream, sar64_avx2_stream}};
+/* [streamed][op - FB_OP_SHL][width 4, 8] */
+static const shift_fn shifts_avx2[2][3][2] = {
+    {{shl32_avx2, shl64_avx2}, {shr32_avx2, shr64_avx2}, {sar32_avx2, sar64_avx2}},
+    {{shl32_avx2_stream, shl64_avx2_stream}, {shr32_avx2_stream, shr64_avx2_stream},
+     {sar32_avx2_stream, sar64_avx2_stream}}};
 
 /* The elements of a row the AVX2 shifts did (0 where they do not apply): a contiguous output,
    each input contiguous or one value.  A streamed result takes them whole; in cache, one amount
@@ -490,20 +364,16 @@ static const shift_stream_fn shifts_avx2_stream[3][2] = {
 static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
                                fb_ssize so, fb_ssize sa, fb_ssize sb) {
     const fb_ssize w = k->width;
-    int kind, op;
+    int kind, streamed;
     if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || w < 4 || so != w || !__builtin_cpu_supports("avx2"))
         return 0;
     if (sa == w && sb == w) kind = 0;
     else if (sa == w && sb == 0) kind = 1;
     else if (sa == 0 && sb == w) kind = 2;
     else return 0;
-    op = k->op - FB_OP_SHL;
-    if (row_streams(k->stream, o, n, w) && o != a && o != b) {
-        shifts_avx2_stream[op][w == 8](o, a, b, n, kind);
-        return n;
-    }
-    if (kind == 1) return 0;
-    return shifts_avx2[op][w == 8](o, a, b, n, kind == 2);
+    streamed = row_streams(k->stream, o, n, w) && o != a && o != b;
+    if (kind == 1 && !streamed) return 0;
+    return shifts_avx2[streamed][k->op - FB_OP_SHL][w == 8](o, a, b, n, kind);
 }
 #else
 static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
@@ -523,7 +393,6 @@ static const row_fn rows[FB_OP_COPY][4] = {
     WIDTH_ROWS(and), WIDTH_ROWS(or), WIDTH_ROWS(xor), WIDTH_ROWS(shl),
     WIDTH_ROWS(shr), WIDTH_ROWS(sar), WIDTH_ROWS(not),
 };
-
 
 static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {

@@ -160,41 +160,21 @@ FB_CLONES static void unpack6(uint8_t *o, const uint8_t *a, fb_ssize m) {
     for (; i < m; i++) unpack6_group(o, a, i);
 }
 
-/* The 6-bit layout: whole groups of 4 elements in 3 bytes, then the last 1 to 3 elements in the
-   ceil(k * 6 / 8) bytes that hold them, the bits past them zero. */
-static void fb_pack6(uint8_t *o, const uint8_t *a, fb_ssize n) {
-    const fb_ssize whole = n / 4;
-    fb_ssize i, k = n - whole * 4;
-    uint32_t last = 0;
-    pack6(o, a, whole);
-    for (i = 0; i < k; i++) last |= (uint32_t)(a[whole * 4 + i] & 0x3F) << (6 * i);
-    for (i = 0; i < (k * 6 + 7) / 8; i++) o[whole * 3 + i] = (uint8_t)(last >> (8 * i));
-}
+/* A unit of each width (4, 2, 6 bits): its elements and bytes. */
+#define UNIT_ELEMS(bits) ((bits) == 6 ? 4 : 8 / (bits))
+#define UNIT_BYTES(bits) ((bits) == 6 ? 3 : 1)
 
-static void fb_unpack6(uint8_t *o, const uint8_t *a, fb_ssize n) {
-    const fb_ssize whole = n / 4;
-    fb_ssize i, k = n - whole * 4;
-    uint32_t last = 0;
-    unpack6(o, a, whole);
-    for (i = 0; i < (k * 6 + 7) / 8; i++) last |= (uint32_t)a[whole * 3 + i] << (8 * i);
-    for (i = 0; i < k; i++) o[whole * 4 + i] = (uint8_t)((last >> (6 * i)) & 0x3F);
-}
-
+/* The whole units, then the last k elements in the ceil(k * bits / 8) bytes that hold them, the
+   bits past them zero. */
 void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
-    const int per = 8 / bits;
-    const unsigned mask = (1u << bits) - 1u;
-    const fb_ssize whole = n / per;
+    const fb_ssize whole = n / UNIT_ELEMS(bits), k = n - whole * UNIT_ELEMS(bits);
     fb_ssize i;
-    unsigned last = 0;
-    if (bits == 6) {
-        fb_pack6(o, a, n);
-        return;
-    }
+    uint32_t last = 0;
     if (bits == 4) pack4(o, a, whole);
-    else pack2(o, a, whole);
-    if (whole * per == n) return;
-    for (i = whole * per; i < n; i++) last |= (a[i] & mask) << ((i - whole * per) * bits);
-    o[whole] = (uint8_t)last; /* the padding bits stay zero */
+    else if (bits == 2) pack2(o, a, whole);
+    else pack6(o, a, whole);
+    for (i = 0; i < k; i++) last |= (uint32_t)(a[n - k + i] & ((1u << bits) - 1u)) << (bits * i);
+    for (i = 0; i < (k * bits + 7) / 8; i++) o[whole * UNIT_BYTES(bits) + i] = (uint8_t)(last >> (8 * i));
 }
 
 #if FB_SHUFFLE
@@ -265,15 +245,12 @@ void fb_pack_mapped(uint8_t *o, const uint8_t *a, fb_ssize n, int bits, const ui
 }
 
 void fb_unpack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
-    const int per = 8 / bits;
-    const unsigned mask = (1u << bits) - 1u;
-    const fb_ssize whole = n / per;
+    const fb_ssize whole = n / UNIT_ELEMS(bits), k = n - whole * UNIT_ELEMS(bits);
     fb_ssize i;
-    if (bits == 6) {
-        fb_unpack6(o, a, n);
-        return;
-    }
+    uint32_t last = 0;
     if (bits == 4) unpack4(o, a, whole);
-    else unpack2(o, a, whole);
-    for (i = whole * per; i < n; i++) o[i] = (uint8_t)((a[whole] >> ((i - whole * per) * bits)) & mask);
+    else if (bits == 2) unpack2(o, a, whole);
+    else unpack6(o, a, whole);
+    for (i = 0; i < (k * bits + 7) / 8; i++) last |= (uint32_t)a[whole * UNIT_BYTES(bits) + i] << (8 * i);
+    for (i = 0; i < k; i++) o[n - k + i] = (uint8_t)((last >> (bits * i)) & ((1u << bits) - 1u));
 }
