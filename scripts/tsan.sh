@@ -1,16 +1,67 @@
 #!/usr/bin/env bash
-# ThreadSanitizer run of fastbits' settings, thread team and output pool as C: builds
-# scripts/tsan_team.c with fastbits/_c/config.c, team.c and pool.c (-fsanitize=thread, the pool
-# forced on with FB_FORCE_POOL: sanitizer builds otherwise make it pass-through malloc) and
-# runs it.  Fails on any TSan
-# report, or when one of the program's own checks fails.
+# ThreadSanitizer runs of fastbits.
 #
-#   scripts/tsan.sh            # CC=clang scripts/tsan.sh for clang's TSan
+# The default run: fastbits' settings, thread team and output pool as C. It builds
+# scripts/tsan_team.c with fastbits/_c/config.c, team.c and pool.c (-fsanitize=thread, the pool
+# forced on with FB_FORCE_POOL: sanitizer builds otherwise make it pass-through malloc) and runs
+# it.  Fails on any TSan report, or when one of the program's own checks fails.
+#
+# --free-threaded: the whole package under a free-threaded CPython 3.13 (GIL off; built by
+# scripts/python-freethreaded.sh), fastbits compiled with -fsanitize=thread (the pool forced on)
+# in a throwaway venv. It runs tests/test_free_threading.py (8 threads on every operator and
+# layout while another churns the settings) and test_threads.py as they are, then the suite's
+# operator, packing and layout tests under pytest-run-parallel (4 threads each). The
+# interpreter and numpy are not instrumented: their own synchronization is invisible to TSan,
+# so scripts/tsan_reports.py suppresses the reports whose racing accesses are theirs, and only
+# those. Fails on any other report: one whose racing access is in fastbits' code.
+#
+#   scripts/tsan.sh                    # CC=clang scripts/tsan.sh for clang's TSan
+#   scripts/tsan.sh --free-threaded
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cc=${CC:-gcc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+if [ "${1:-}" = "--free-threaded" ]; then
+    shift
+    python=$(scripts/python-freethreaded.sh)
+    "$python" -m venv "$work/venv"
+    export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PREFER_BINARY=1
+    "$work/venv/bin/pip" install -q "setuptools>=77" "Cython>=3.1" numpy ml_dtypes onnx pytest hypothesis \
+        pytest-run-parallel threadpoolctl
+    mkdir "$work/src"
+    git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work/src"
+    tsan="-fsanitize=thread -DFB_FORCE_POOL"
+    CFLAGS="$tsan" LDFLAGS="-fsanitize=thread" FASTBITS_DEBUG_BUILD=1 FASTBITS_REQUIRE_EXTENSIONS=1 \
+        "$work/venv/bin/pip" install -q --no-build-isolation "$work/src"
+    # The interpreter is not instrumented: preload the runtime. Reports go to files, every one
+    # of them (halt_on_error=0), so that the run shows them all.
+    export LD_PRELOAD="$("$cc" -print-file-name=libtsan.so)"
+    export TSAN_OPTIONS="log_path=$work/tsan:halt_on_error=0:second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+    cd "$work"  # the installed package, not the source tree
+    status=0
+    "$work/venv/bin/python" -c "import sys, fastbits; assert not sys._is_gil_enabled(); print('tsan:', fastbits.BACKEND, 'GIL off')" \
+        || status=$?
+    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$work/src/tests/test_free_threading.py" \
+        "$work/src/tests/test_threads.py" "$@" || status=$?
+    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --parallel-threads=4 \
+        "$work/src/tests/test_bitwise_ops.py" "$work/src/tests/test_bitshift.py" "$work/src/tests/test_bitcast.py" \
+        "$work/src/tests/test_packing.py" "$work/src/tests/test_layout.py" "$@" \
+        || status=$?
+    unset LD_PRELOAD
+    cd - >/dev/null
+    if ls "$work"/tsan.* >/dev/null 2>&1 && ! python3 scripts/tsan_reports.py "$work"/tsan.*; then
+        echo "tsan: FAILED: ThreadSanitizer reports in fastbits' code above" >&2
+        exit 1
+    fi
+    if [ "$status" -ne 0 ]; then
+        echo "tsan: FAILED: the tests failed (status $status)" >&2
+        exit 1
+    fi
+    echo "tsan: no ThreadSanitizer report in fastbits (free-threaded CPython, GIL off)"
+    exit 0
+fi
 
 "$cc" -fsanitize=thread -g -O1 -pthread -Wall -Wextra -Werror=implicit-function-declaration \
     -DFB_FORCE_POOL -Ifastbits/_c \
