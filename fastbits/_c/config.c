@@ -8,7 +8,7 @@
    import, before any call reads it. */
 fb_ssize fb_settings[FB_SETTINGS] = {1, 1, 1, 1};
 FB_THREAD_LOCAL fb_local_t fb_local;
-int fb_locals_used;
+long fb_locals_active;
 
 static fb_ssize clamped(int k, fb_ssize value) {
     const fb_ssize least = k < FB_GRAIN_KINDS || k == FB_NUM_THREADS || k == FB_TASK_THREADS;
@@ -23,19 +23,32 @@ void fb_setting_set(int k, fb_ssize value) {
     else FB_STORE(&fb_settings[k], clamped(k, value));
 }
 
-void fb_local_clear(void) { fb_local.mask = 0; }
+/* Whether this thread has values of its own; count it in fb_locals_active when that changes.
+   A thread that ends with values of its own (or a fork child, of its parent's other threads)
+   leaves the count above 0: then calls read their thread's storage, and find it empty. */
+static int has_own(void) { return fb_local.mask != 0 || fb_local.limit > 0; }
+static void recount(int had) {
+    if (has_own() != had) FB_ADD(&fb_locals_active, had ? -1 : 1);
+}
+
+void fb_local_clear(void) {
+    const int had = has_own();
+    fb_local.mask = 0;
+    recount(had);
+}
 
 void fb_local_set(int k, fb_ssize value) {
+    const int had = has_own();
     if (k < 0 || k >= FB_SETTINGS) return;
-    FB_STORE(&fb_locals_used, 1);
     fb_local.value[k] = clamped(k, value);
     fb_local.mask |= 1u << k;
+    recount(had);
 }
 
 int fb_local_threads_set(int n) {
-    const int old = fb_local.limit;
+    const int old = fb_local.limit, had = has_own();
     fb_local.limit = n < 0 ? 0 : n;
-    if (n > 0) FB_STORE(&fb_locals_used, 1);
+    recount(had);
     return old;
 }
 

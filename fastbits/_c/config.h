@@ -47,21 +47,22 @@ typedef struct {
 
 extern FB_HIDDEN fb_ssize fb_settings[FB_SETTINGS];
 extern FB_HIDDEN FB_THREAD_LOCAL fb_local_t fb_local;
-extern FB_HIDDEN int fb_locals_used; /* whether any thread ever had values of its own */
+extern FB_HIDDEN long fb_locals_active; /* the threads that have values of their own now */
 
 /* Setting ``k`` as a call on this thread sees it; ``local`` is &fb_local, or NULL while no
-   thread ever had values of its own (then no call reads its thread-local storage). */
+   thread has values of its own (then no call reads its thread-local storage, which costs a
+   function call in a shared library: the smallest calls notice it). */
 static inline fb_ssize fb_value(const fb_local_t *local, int k) {
     if (local && (local->mask >> k & 1u)) return local->value[k];
     return FB_LOAD(&fb_settings[k]);
 }
 
-static inline fb_ssize fb_setting(int k) { return fb_value(FB_LOAD(&fb_locals_used) ? &fb_local : NULL, k); }
+static inline fb_ssize fb_setting(int k) { return fb_value(FB_LOAD(&fb_locals_active) ? &fb_local : NULL, k); }
 
 /* The settings in force for a call on this thread.  Inline: every call takes one, the smallest
    included. */
 static inline void fb_config_get(fb_config_t *config) {
-    const fb_local_t *local = FB_LOAD(&fb_locals_used) ? &fb_local : NULL;
+    const fb_local_t *local = FB_LOAD(&fb_locals_active) ? &fb_local : NULL;
     fb_ssize n = FB_THREADS ? fb_value(local, FB_NUM_THREADS) : 1;
     int k;
     if (local && local->limit > 0 && local->limit < n) n = local->limit;

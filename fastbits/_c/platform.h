@@ -95,16 +95,19 @@ static inline fb_ssize fb_abs(fb_ssize x) { return x < 0 ? -x : x; }
 #define FB_PREFETCH(p) ((void)(p))
 #endif
 
-/* A relaxed atomic load and store of a word; and a flag published once (fb_publish, a release
+/* A relaxed atomic load, store and addition of a word; and a flag published once (fb_publish, a release
    store) after the data it guards, read with an acquire load (fb_published) before that data. */
 #if defined(__GNUC__) || defined(__clang__)
 #define FB_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define FB_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define FB_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
 static inline int fb_published(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
 static inline void fb_publish(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELEASE); }
 #else /* MSVC: an aligned word is read and written whole, volatile accesses are ordered */
 #define FB_LOAD(p) (*(p))
 #define FB_STORE(p, v) (*(p) = (v))
+#include <intrin.h>
+#define FB_ADD(p, v) _InterlockedExchangeAdd((volatile long *)(p), (v))
 static inline int fb_published(const int *flag) { return *(const volatile int *)flag; }
 static inline void fb_publish(int *flag) { *(volatile int *)flag = 1; }
 #endif
