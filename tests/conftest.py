@@ -37,6 +37,13 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # A fixture's config_context belongs to the thread that set the fixture up, not to the threads
+    # pytest-run-parallel runs the test on; and a test that takes a ``threads`` argument (the
+    # fixture, or a parameter) sets thread counts process-wide in its body. pytest-run-parallel
+    # runs these on one thread.
+    for item in items:
+        if {"threads", "small_pool"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.thread_unsafe)
     if config.getoption("--no-compiled") or COMPILED is None:
         skip = pytest.mark.skip(reason="compiled path not available or deselected")
         for item in items:

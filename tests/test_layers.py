@@ -18,6 +18,10 @@ import sys
 
 import pytest
 
+# test_the_reader_sees_every_kind_of_import points the module's SOURCE elsewhere for a moment:
+# pytest-run-parallel runs these tests on one thread.
+pytestmark = pytest.mark.thread_unsafe
+
 SOURCE = pathlib.Path(__file__).resolve().parents[1] / "fastbits"
 
 # "from .x import y", "from . import a, b", "from fastbits.x cimport y", "import fastbits.x as z"

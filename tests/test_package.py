@@ -97,6 +97,7 @@ def test_public_names():
     assert fastbits.DataType is fastbits.spec.DataType
 
 
+@pytest.mark.thread_unsafe  # set_num_threads is process-wide
 def test_thread_api(ops):
     before = ops.get_num_threads()
     assert isinstance(before, int) and before >= 1
