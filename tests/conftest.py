@@ -1,4 +1,5 @@
-"""Shared fixtures: every test that takes ``ops`` (or ``packing``) runs on each available path.
+"""Shared fixtures: every test that takes ``ops`` (or ``packing``) runs on each available path;
+``config`` points the configuration API at that path's runtime.
 
 ``ops`` and ``packing`` are a ``fastbits._ops.Path`` (support.PATHS): the operators, ``pack``
 and ``unpack``, ``get_num_threads``/``set_num_threads`` and the runtime of the pure path or of
@@ -14,6 +15,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from fastbits import _config
 from support import COMPILED, PATHS, PURE
 
 # Hypothesis profiles: "default" for the normal run (quick), "long" for nightly-style runs:
@@ -25,6 +27,18 @@ settings.register_profile(
     "long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def config(ops, monkeypatch):
+    """fastbits' configuration API (get_config, set_config, config_context, ...) bound to
+    ``ops``' runtime; its settings are put back after the test."""
+    runtime = ops.runtime
+    monkeypatch.setattr(_config, "_runtime", runtime)
+    before = runtime.current_config()
+    yield runtime
+    runtime.configure(**before)
+    assert runtime.current_config() == before
 
 
 def pytest_addoption(parser):

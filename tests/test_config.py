@@ -31,16 +31,6 @@ RUNTIME_KEYS = {
 }
 
 
-@pytest.fixture
-def config(ops, monkeypatch):
-    """The config API bound to ``ops``' runtime; its settings are put back after the test."""
-    runtime = ops.runtime
-    monkeypatch.setattr(_config, "_runtime", runtime)
-    before = runtime.current_config()
-    yield runtime
-    runtime.configure(**before)
-    assert runtime.current_config() == before
-
 
 
 # --------------------------------------------------------------------------

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import fastbits
-from fastbits import _config
 
 from support import run_python
 
@@ -25,15 +24,6 @@ FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 # Each test starts threads of its own and changes process-wide settings: pytest-run-parallel
 # runs it on one thread.
 pytestmark = pytest.mark.thread_unsafe
-
-
-@pytest.fixture
-def runtime(ops, monkeypatch):
-    """The config API bound to ``ops``' runtime; its settings are put back after the test."""
-    monkeypatch.setattr(_config, "_runtime", ops.runtime)
-    before = ops.runtime.current_config()
-    yield ops.runtime
-    ops.runtime.configure(**before)
 
 
 def in_threads(count, target):
@@ -72,7 +62,7 @@ def test_importing_fastbits_keeps_the_gil_off():
     assert done.stdout.strip() == "False", done.stderr
 
 
-def test_config_context_is_the_calling_threads_own(runtime):
+def test_config_context_is_the_calling_threads_own(config):
     """Two threads inside blocks of their own, at the same time: each sees its values, the
     other's never, and each block's end puts back only its own thread's."""
     fastbits.set_config(grain_cached=1 << 20, pool_threshold=1 << 25, task_threads=1)
@@ -94,7 +84,7 @@ def test_config_context_is_the_calling_threads_own(runtime):
     assert fastbits.get_config() == process_wide
 
 
-def test_a_new_thread_starts_with_the_process_wide_values(runtime):
+def test_a_new_thread_starts_with_the_process_wide_values(config):
     with fastbits.config_context(grain_strided=4321, task_threads=5):
         seen = []
         in_threads(1, lambda i: seen.append(fastbits.get_config()))
@@ -102,7 +92,7 @@ def test_a_new_thread_starts_with_the_process_wide_values(runtime):
         assert fastbits.get_config()["grain_strided"] == 4321
 
 
-def test_set_config_in_a_block_changes_the_blocks_value_of_the_settings_it_names(runtime):
+def test_set_config_in_a_block_changes_the_blocks_value_of_the_settings_it_names(config):
     """Inside a block, set_config changes the block's value of a setting the block names (until
     the block ends, on this thread) and the process-wide value of the others (for every thread)."""
     fastbits.set_config(grain_cached=1 << 20, pool_threshold=1 << 25)
@@ -116,7 +106,7 @@ def test_set_config_in_a_block_changes_the_blocks_value_of_the_settings_it_names
     assert fastbits.get_config()["pool_threshold"] == 99
 
 
-def test_a_blocks_num_threads_holds_for_its_threads_calls_alone(runtime, ops):
+def test_a_blocks_num_threads_holds_for_its_threads_calls_alone(config, ops):
     """The grain rule of a call reads its own thread's values: one thread's calls in a block of
     num_threads=1 run alone while another thread's calls are shared."""
     if not ops.runtime.runtime_info()["threads_available"]:
@@ -178,7 +168,7 @@ def _check_every_operator(ops, size, rng):
                               nibbles.view(np.uint8)), where
 
 
-def test_every_operator_is_exact_from_8_threads_while_settings_churn(runtime, ops):
+def test_every_operator_is_exact_from_8_threads_while_settings_churn(config, ops):
     stop = threading.Event()
     churned = []
 
