@@ -38,8 +38,9 @@ void fb_local_clear(void) {
 }
 
 void fb_local_set(int k, fb_ssize value) {
-    const int had = has_own();
+    int had;
     if (k < 0 || k >= FB_SETTINGS) return;
+    had = has_own();
     fb_local.value[k] = clamped(k, value);
     fb_local.mask |= 1u << k;
     recount(had);
