@@ -35,17 +35,17 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
 # The compiled modules, each with the C it runs (fastbits/_c/).  The runtime owns all C state
 # (the settings, the thread team, the output pool) and the engine that uses it; the operator
 # and packing modules reach it through Cython's cimport (_runtime.pxd), and share their call
-# plumbing (_common).  The loops hold no state: the public Cython API compiles them in too.
-LOOPS = ["fastbits/_c/loops.c", "fastbits/_c/bytes.c"]
+# plumbing (_common).  The loops are compiled once, into the runtime; the public Cython API
+# (kernels) reaches them through it too.
 MODULES = {
     "fastbits._runtime": [
         "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
-        "fastbits/_c/engine.c", *LOOPS,
+        "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c",
     ],
     "fastbits._common": ["fastbits/_common.pyx"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
     "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
-    "fastbits.kernels": ["fastbits/kernels.pyx", *LOOPS],
+    "fastbits.kernels": ["fastbits/kernels.pyx"],
 }
 
 

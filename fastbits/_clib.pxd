@@ -25,6 +25,13 @@ cdef extern from "_c/config.h":
         FB_SPIN_NS
         FB_TASK_THREADS
         FB_SETTINGS
+    ctypedef struct fb_config_t:
+        int num_threads
+        Py_ssize_t stream_threshold
+        bint output_pool
+        Py_ssize_t pool_threshold
+        Py_ssize_t spin_ns
+    void fb_config_get(fb_config_t* config) noexcept nogil  # _runtime's own: others call its snapshot()
     ctypedef struct fb_local_t:
         unsigned mask
         int limit
@@ -81,27 +88,41 @@ cdef extern from "_c/loops.h":
     ctypedef struct fb_kernel:
         int op
         int width
+        int in_width
         int swap
         int mask
         int stream
-        const uint8_t* byte_map
+        const void* table
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
 
 
 cdef extern from "_c/engine.h":
+    ctypedef struct fb_operand:
+        int nd
+        const Py_ssize_t* n
+        const Py_ssize_t* s
+        char* p
     ctypedef struct fb_plan:
+        fb_config_t config
         fb_kernel kernel
         int nd
         Py_ssize_t n[FB_MAXD]
         Py_ssize_t s[3][FB_MAXD]
         char* p[3]
         Py_ssize_t total
+    int fb_engine_broadcast(fb_plan* plan, const fb_operand* inputs, int ninputs) noexcept nogil
+    Py_ssize_t fb_engine_nbytes(int nd, const Py_ssize_t* n, Py_ssize_t width) noexcept nogil
+    bint fb_engine_self_overlaps(const fb_operand* x, int width) noexcept nogil
+    bint fb_engine_writes_into(const fb_plan* plan, const fb_operand* out) noexcept nogil
+    bint fb_engine_row_writes_into(const char* o, const char* a, const char* b, Py_ssize_t nbytes) noexcept nogil
+    bint fb_engine_pooled(const fb_config_t* config, Py_ssize_t nbytes) noexcept nogil
+    bint fb_engine_nogil(Py_ssize_t work) noexcept nogil
+    bint fb_engine_inline(const fb_config_t* config, fb_kernel* kernel, Py_ssize_t n) noexcept nogil
     int fb_engine_plan(fb_plan* plan) noexcept nogil
     void fb_engine_run(fb_plan* plan) noexcept nogil
-    int fb_engine_inline(fb_kernel* kernel, Py_ssize_t n) noexcept nogil
-    void fb_engine_parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssize_t units,
-                            int* nshares) noexcept nogil
+    void fb_engine_parallel(const fb_config_t* config, fb_share_fn fn, void* ctx, int kind, Py_ssize_t work,
+                            Py_ssize_t units, int* nshares) noexcept nogil
 
 
 cdef extern from "_c/pack.h":

@@ -32,8 +32,15 @@ cdef struct Types:
 # The tables (filled at import of _common; read-only but for add_ml_dtypes).
 cdef const Types* types() noexcept
 
-# Put ml_dtypes' types in the tables (importing ml_dtypes), once, however many threads ask.
+# Put ml_dtypes' types in the tables (importing ml_dtypes), once, however many threads ask:
+# under one lock, the types, then each hook of when_ml_dtypes, then fb_publish(&ml_ready).
 cdef int add_ml_dtypes() except -1
+
+# ``hook`` builds a module's own tables of ml_dtypes' types; it runs inside add_ml_dtypes, before
+# the types are published, or here at once (under the same lock) if they already are.  A module
+# registers it at import, so its tables of those types are complete wherever ml_ready is set.
+ctypedef void (*ml_hook)() except *
+cdef int when_ml_dtypes(ml_hook hook) except -1
 
 
 cdef extern from "Python.h":

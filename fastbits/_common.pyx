@@ -45,6 +45,8 @@ cdef extern from "Python.h":
 cdef Types TYPES  # zero to begin with
 _HELD = []        # the dtypes and byte maps the tables point into
 _ML_LOCK = threading.Lock()
+cdef ml_hook _ML_HOOKS[4]  # what the modules build of their own with ml_dtypes' types (when_ml_dtypes)
+cdef int _ML_NHOOKS = 0
 
 
 cdef const Types* types() noexcept:
@@ -77,6 +79,7 @@ cdef void _add(object c) except *:
 
 
 cdef int add_ml_dtypes() except -1:
+    cdef int i
     if fb_published(&TYPES.ml_ready):
         return 0
     with _ML_LOCK:
@@ -84,7 +87,22 @@ cdef int add_ml_dtypes() except -1:
             for c in spec.ML_TYPES:
                 if spec.numpy_dtype(c) is not None:
                     _add(c)
+            for i in range(_ML_NHOOKS):
+                _ML_HOOKS[i]()
             fb_publish(&TYPES.ml_ready)
+    return 0
+
+
+cdef int when_ml_dtypes(ml_hook hook) except -1:
+    global _ML_NHOOKS
+    with _ML_LOCK:
+        if fb_published(&TYPES.ml_ready):
+            hook()
+        elif _ML_NHOOKS == 4:
+            raise RuntimeError("fastbits._common: more than 4 modules wait for ml_dtypes' types")
+        else:
+            _ML_HOOKS[_ML_NHOOKS] = hook
+            _ML_NHOOKS += 1
     return 0
 
 
@@ -118,7 +136,7 @@ cdef class Entry:
         return import_module, (self.function.__module__,)
 
 
-cdef inline bint _plain(PyObject* value) noexcept:
+cdef inline bint _numpy_operand(PyObject* value) noexcept:
     """A numpy array or a Python int: an operand no adapter takes."""
     return cnp.PyArray_Check(<object>value) or type(<object>value) is int
 
@@ -140,7 +158,7 @@ cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnam
     result = self.fast(self, args, options)
     if result is not None:
         return result
-    return _not_fast(self, args, nargs, kwnames, options)
+    return _dispatch_or_slow(self, args, nargs, kwnames, options)
 
 
 cdef inline Py_ssize_t _slot(Entry self, PyObject* name) noexcept:
@@ -155,12 +173,12 @@ cdef inline Py_ssize_t _slot(Entry self, PyObject* name) noexcept:
     return -1
 
 
-cdef object _not_fast(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames, PyObject** options):
+cdef object _dispatch_or_slow(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames, PyObject** options):
     """A call the fast path did not take: an adapter's, where an operand is one of its arrays;
     else the slow path's."""
     cdef Py_ssize_t i
     for i in range(self.noperands):
-        if not _plain(args[i]):
+        if not _numpy_operand(args[i]):
             adapter = adapter_for(tuple([<object>args[k] for k in range(self.noperands)]))
             if adapter is not None:
                 given = tuple([<object>args[k] for k in range(nargs)])

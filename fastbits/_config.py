@@ -115,7 +115,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("pool_threshold", "int (bytes)", lambda: 1 << 25, _bytes(0), "32 MiB",
             "fresh results from this size on come from the pool"),
     Setting("stream_threshold", "int (bytes)", _cpus.default_stream_threshold, _bytes(0),
-            "the last-level cache's size (Linux's sysfs; 8 MiB where the system does not say)",
+            "a quarter of the last-level cache's size, as glibc's memcpy chooses its non-temporal "
+            "threshold (the cache from Linux's sysfs; 8 MiB where the system does not say)",
             "a call that moves this many bytes or more (its inputs read, its result written) writes its "
             "result with streaming stores, around the cache: it cannot stay there anyway, and the cache "
             "lines of `out` need not be read first; smaller results stay in cache for whatever reads "
@@ -220,8 +221,8 @@ def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
     """
     values = _checked("config_context", settings)
     before = _runtime.local_settings()
-    _runtime.configure_local({**before, **values})
     try:
+        _runtime.configure_local({**before, **values})
         yield get_config()
     finally:
         _runtime.configure_local(before)
@@ -244,9 +245,13 @@ def runtime_info() -> dict[str, Any]:
     thread: 0 before the first, always 1 on the pure path); ``output_pool_available``;
     ``pool_hits`` and ``pool_misses`` (large fresh results served from an idle block, or from
     new memory); ``pool_idle_bytes`` and ``pool_idle_blocks`` (held now);
-    ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds); ``sanitized_build``.
+    ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds); ``sanitized_build``;
+    ``cpus`` (the CPUs this process may use: its affinity mask, capped by its cgroup's quota,
+    which is the default ``num_threads`` unless the environment sets one).
     """
-    return _runtime.runtime_info()
+    info = _runtime.runtime_info()
+    info["cpus"] = _cpus.available_cpus()
+    return info
 
 
 def release_memory() -> int:

@@ -18,23 +18,25 @@ fresh results come from the runtime too.  The public functions are entry points 
 cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
-from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 import sys
-import threading
 
 import numpy as np
 
 from . import _ops_py, spec
 from ._clib cimport (
     FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, FB_ORDER_A,
-    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_abs, fb_kernel, fb_layout, fb_layout_copy, fb_plan, fb_publish, fb_published,
+    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
+    fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
+    fb_operand, fb_plan, fb_published,
 )
-from ._common cimport NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
-from ._runtime cimport new_array, run, run_inline
+from ._common cimport (
+    NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types, when_ml_dtypes,
+)
+from ._runtime cimport new_array, run, run_inline, snapshot
 from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 cnp.import_array()
@@ -64,13 +66,9 @@ cdef int SWAP_UNIT[NUM_BUILTIN]               # byte-swap unit for builtin dtype
 cdef char BITCAST_ALLOWED[NUM_CODES][NUM_CODES]  # 1 when spec.check_bitcast accepts (src, dst)
 cdef char VIEW_COPIES[NUM_CODES][NUM_CODES]   # 1 when BitCast's (src, dst) cannot be a view (spec.subbyte_byte_map)
 cdef bint BIG_HOST = sys.byteorder == "big"
-# Same-shape contiguous calls below this many output bytes take one row on their caller, with
-# no planning, when the grain rule gives them one thread (the runtime's run_inline).
-cdef Py_ssize_t SMALL_BYTES = 1 << 18
-# BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs too (fb_publish): until then no fast
-# path reads a pair of theirs, nor T's entries of their types (_common.pxd).
-cdef int ML_READY = 0
-_ML_LOCK = threading.Lock()
+# BITCAST_ALLOWED and VIEW_COPIES hold ml_dtypes' pairs once T.ml_ready is published (their
+# hook, _allow_ml_bitcasts, runs before it): until then no fast path reads a pair of theirs,
+# nor T's entries of their types (_common.pxd).
 # The orders a fast path takes as they come (the literals, numpy's one-letter strings being one
 # object each); any other spelling goes the slow way, where spec.check_order reads it.
 cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
@@ -94,6 +92,7 @@ cdef void _build_tables() except *:
     _allow_bitcasts(False)
     for name, code in _ORDER_CODES.items():
         _ORDERS[code] = <PyObject*>name
+    when_ml_dtypes(_allow_ml_bitcasts)
 
 
 cdef void _allow_bitcasts(bint ml) except *:
@@ -110,13 +109,8 @@ cdef void _allow_bitcasts(bint ml) except *:
                     VIEW_COPIES[int(src)][int(dst)] = 1
 
 
-cdef void _add_ml_dtypes() except *:
-    """ml_dtypes' types in the tables (importing ml_dtypes: a call needs one of its types), once."""
-    with _ML_LOCK:
-        if not fb_published(&ML_READY):
-            add_ml_dtypes()
-            _allow_bitcasts(True)
-            fb_publish(&ML_READY)
+cdef void _allow_ml_bitcasts() except *:
+    _allow_bitcasts(True)
 
 
 _build_tables()
@@ -135,97 +129,25 @@ cdef inline int _int_code(cnp.ndarray arr) noexcept:
     return INT_CODE[t]
 
 
-cdef inline void _extent(cnp.ndarray X, int itemsize, char** lo, char** hi) noexcept:
-    """The bytes [lo, hi) an array spans."""
-    cdef int d, nd = cnp.PyArray_NDIM(X)
-    cdef const cnp.npy_intp* n = cnp.PyArray_DIMS(X)
-    cdef const cnp.npy_intp* s = cnp.PyArray_STRIDES(X)
-    cdef char* data = <char*>cnp.PyArray_DATA(X)
-    cdef char* l = data
-    cdef char* h = data + itemsize
-    for d in range(nd):
-        if n[d] == 0:
-            lo[0] = data
-            hi[0] = data
-            return
-        if s[d] < 0:
-            l += (n[d] - 1) * s[d]
-        else:
-            h += (n[d] - 1) * s[d]
-    lo[0] = l
-    hi[0] = h
+cdef inline void _operand(fb_operand* x, object X, char* scalar) noexcept:
+    """``X`` (an ndarray, or None for the one value at ``scalar``) as the engine reads it."""
+    if X is None:
+        x.nd = 0
+        x.n = NULL
+        x.s = NULL
+        x.p = scalar
+    else:
+        x.nd = cnp.PyArray_NDIM(<cnp.ndarray>X)
+        x.n = <Py_ssize_t*>cnp.PyArray_DIMS(<cnp.ndarray>X)
+        x.s = <Py_ssize_t*>cnp.PyArray_STRIDES(<cnp.ndarray>X)
+        x.p = <char*>cnp.PyArray_DATA(<cnp.ndarray>X)
 
 
 cdef bint _self_overlaps(cnp.ndarray out) noexcept:
-    """True when ``out`` may have two indexes on one element (checked conservatively)."""
-    cdef int nd = cnp.PyArray_NDIM(out), d, e, m = 0
-    cdef cnp.npy_intp* n = cnp.PyArray_DIMS(out)
-    cdef cnp.npy_intp* s = cnp.PyArray_STRIDES(out)
-    cdef Py_ssize_t st[FB_MAXD]
-    cdef Py_ssize_t sz[FB_MAXD]
-    cdef Py_ssize_t span
-    for d in range(nd):  # the axes longer than 1, by |stride| ascending (an insertion sort)
-        if n[d] == 0:
-            return False
-        if n[d] > 1:
-            e = m
-            while e > 0 and st[e - 1] > fb_abs(s[d]):
-                st[e] = st[e - 1]
-                sz[e] = sz[e - 1]
-                e -= 1
-            st[e] = fb_abs(s[d])
-            sz[e] = n[d]
-            m += 1
-    span = cnp.PyArray_ITEMSIZE(out)
-    for d in range(m):
-        if st[d] < span:
-            return True
-        span += st[d] * (sz[d] - 1)
-    return False
-
-
-cdef Py_ssize_t _nbytes_or_minus_one(int nd, const cnp.npy_intp* shape, Py_ssize_t itemsize) noexcept nogil:
-    """Bytes of an array of ``shape`` and ``itemsize``, or -1 when that overflows."""
-    cdef int d
-    cdef Py_ssize_t total = itemsize
-    for d in range(nd):
-        if shape[d] == 0:
-            return 0
-    for d in range(nd):
-        if total > PY_SSIZE_T_MAX // shape[d]:
-            return -1
-        total *= shape[d]
-    return total
-
-
-cdef int _broadcast(fb_plan* pl, object A, object B, char* scalar, cnp.npy_intp* shape) noexcept:
-    """The broadcast shape of ``A`` and ``B`` (ndarrays, or None for the value at ``scalar``)
-    in ``shape`` and ``pl.n``, their data and strides (0 on broadcast axes) in ``pl``; returns
-    the number of axes, or -1 when the shapes do not broadcast."""
-    cdef int nd = 0, d, i, k
-    cdef int nds[3]
-    cdef cnp.npy_intp* dims[3]
-    cdef cnp.npy_intp* strides[3]
-    cdef cnp.npy_intp m
-    for k in range(1, 3):
-        C = A if k == 1 else B
-        nds[k] = 0 if C is None else cnp.PyArray_NDIM(<cnp.ndarray>C)
-        dims[k] = NULL if C is None else cnp.PyArray_DIMS(<cnp.ndarray>C)
-        strides[k] = NULL if C is None else cnp.PyArray_STRIDES(<cnp.ndarray>C)
-        pl.p[k] = scalar if C is None else <char*>cnp.PyArray_DATA(<cnp.ndarray>C)
-        nd = nds[k] if nds[k] > nd else nd
-    for d in range(nd):
-        shape[d] = 1
-        for k in range(1, 3):
-            i = d - (nd - nds[k])
-            m = dims[k][i] if i >= 0 else 1
-            if m != 1 and shape[d] != 1 and m != shape[d]:
-                return -1
-            if m != 1:
-                shape[d] = m
-            pl.s[k][d] = strides[k][i] if m != 1 else 0
-        pl.n[d] = shape[d]
-    return nd
+    """True when ``out`` may have two indexes on one element (the engine's conservative check)."""
+    cdef fb_operand o
+    _operand(&o, out, NULL)
+    return fb_engine_self_overlaps(&o, <int>cnp.PyArray_ITEMSIZE(out))
 
 
 cdef inline bint _out_fits(object out, int code, int nd, const cnp.npy_intp* shape) noexcept:
@@ -236,70 +158,51 @@ cdef inline bint _out_fits(object out, int code, int nd, const cnp.npy_intp* sha
             and _same_dims(nd, cnp.PyArray_DIMS(<cnp.ndarray>out), shape))
 
 
-cdef bint _writes_into(const fb_plan* pl, cnp.ndarray O, object A, object B, int nd) noexcept:
-    """The engine writes ``O`` as it is: no two of its indexes on one element, and each input
-    apart from it or mapped onto it element for element (else the slow path computes a fresh
-    result, then copies it into ``O``)."""
-    cdef int k, d, itemsize = <int>cnp.PyArray_ITEMSIZE(O)
-    cdef char* lo0
-    cdef char* hi0
-    cdef char* lo1
-    cdef char* hi1
-    if _self_overlaps(O):
-        return False
-    _extent(O, itemsize, &lo0, &hi0)
-    for k in range(1, 3):
-        C = A if k == 1 else B
-        if C is None:
-            continue
-        _extent(<cnp.ndarray>C, itemsize, &lo1, &hi1)
-        if hi1 <= lo0 or hi0 <= lo1:
-            continue
-        if (<char*>cnp.PyArray_DATA(<cnp.ndarray>C)) != (<char*>cnp.PyArray_DATA(O)):
-            return False
-        for d in range(nd):
-            if pl.n[d] != 1 and pl.s[k][d] != cnp.PyArray_STRIDES(O)[d]:
-                return False
-    return True
+cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out, int order,
+                         const fb_config_t* config):
+    """``op`` of two checked operands of type ``code`` (native, aligned), broadcast, on the
+    call's settings ``config``.
 
-
-cdef object _binary_core(int op, str opname, int code, object A, object B, char* scalar, object out, int order):
-    """``op`` of two checked operands of type ``code`` (native, aligned), broadcast.
-
-    ``A``/``B`` are ndarrays, or None for the scalar at ``scalar`` (BitwiseNot: ``B`` None and
-    ``scalar`` its input's data, which the loop does not read); a fresh result is laid out for
-    ``order`` (an FB_ORDER_* code) as numpy lays out a ufunc's.  Returns None, having written
-    nothing, when the shapes do not broadcast or ``out`` is not one the fast path takes: the
-    caller then goes the slow way, where the spec functions raise or the odd ``out`` is handled.
+    ``A``/``B`` are ndarrays, or None for the scalar at ``scalar`` (BitwiseNot: ``A`` alone);
+    a fresh result is laid out for ``order`` (an FB_ORDER_* code) as numpy lays out a ufunc's.
+    Returns None, having written nothing, when the shapes do not broadcast or ``out`` is not
+    one the engine writes as it is: the caller then goes the slow way, where the spec functions
+    raise or the odd ``out`` is handled.
     """
     cdef fb_plan pl
+    cdef fb_operand operands[2]
+    cdef fb_operand o
     cdef int d, c_order, itemsize = T.itemsize[code]
-    cdef cnp.npy_intp shape[FB_MAXD]
     cdef cnp.npy_intp strides[FB_MAXD]
-    cdef const Py_ssize_t* operands[2]
-    cdef int nd = _broadcast(&pl, A, B, scalar, shape)
-    cdef Py_ssize_t total = _nbytes_or_minus_one(nd, shape, itemsize) if nd >= 0 else -1
+    cdef const Py_ssize_t* in_strides[2]
+    cdef Py_ssize_t total
+    _operand(&operands[0], A, scalar)
+    _operand(&operands[1], B, scalar)
+    if fb_engine_broadcast(&pl, operands, 1 if op == FB_OP_NOT else 2) != 0:
+        return None  # the slow path raises
+    total = fb_engine_nbytes(pl.nd, pl.n, itemsize)
     if total < 0:
-        return None  # no broadcast, or more bytes than an array holds: the slow path raises
+        return None  # more bytes than an array holds: the slow path raises
+    pl.config = config[0]
+    pl.kernel = _integer_kernel(op, code)
     if out is None:
-        operands[0] = pl.s[1]
-        operands[1] = pl.s[2]
-        c_order = fb_layout(order, nd, <Py_ssize_t*>shape, itemsize, 2, operands,
+        in_strides[0] = pl.s[1]
+        in_strides[1] = pl.s[2]
+        c_order = fb_layout(order, pl.nd, pl.n, itemsize, 2, in_strides,
                             order == FB_ORDER_A and _f_contiguous(A) and _f_contiguous(B), <Py_ssize_t*>strides)
-        O = new_array(nd, shape, NULL if c_order else strides, T.descr[code], total, opname)
-    elif not _out_fits(out, code, nd, shape):
+        O = new_array(config, pl.nd, <cnp.npy_intp*>pl.n, NULL if c_order else strides, T.descr[code], total, opname)
+    elif not _out_fits(out, code, pl.nd, <cnp.npy_intp*>pl.n):
         return None
     elif total == 0:
         return out
-    elif not _writes_into(&pl, <cnp.ndarray>out, A, B, nd):
-        return None
     else:
         O = out
-    for d in range(nd):
-        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
-    pl.nd = nd
-    pl.kernel = _integer_kernel(op, code)
-    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
+    _operand(&o, O, NULL)
+    if out is not None and not fb_engine_writes_into(&pl, &o):
+        return None
+    for d in range(pl.nd):
+        pl.s[0][d] = o.s[d]
+    pl.p[0] = o.p
     run(&pl)
     return O
 
@@ -314,21 +217,22 @@ cdef inline fb_kernel _integer_kernel(int op, int code) noexcept nogil:
     byte swap, mask or map; the engine decides on streaming stores."""
     if op == FB_OP_SHR and SIGNED[code]:
         op = FB_OP_SAR
-    return fb_kernel(op=op, width=T.itemsize[code], swap=0, mask=0, stream=0, byte_map=NULL)
+    return fb_kernel(op=op, width=T.itemsize[code], in_width=T.itemsize[code], swap=0, mask=0, stream=0, table=NULL)
 
 
 cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int order) noexcept:
-    """The most common call, run as one row with no planning: C-contiguous ``A`` and ``B`` of one
-    shape, under SMALL_BYTES, and ``out`` None (of any order but F: C-contiguous inputs give a
-    C-contiguous result) or one the row writes as it is (see :func:`_small_out`)."""
-    cdef Py_ssize_t nbytes = cnp.PyArray_SIZE(A) * T.itemsize[code]
-    return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B) and nbytes < SMALL_BYTES
+    """The most common call, one row with no planning where the engine gives it one thread
+    (:func:`_small_row`): C-contiguous ``A`` and ``B`` of one shape, and ``out`` None (of any
+    order but F: C-contiguous inputs give a C-contiguous result) or one the row writes as it is
+    (see :func:`_small_out`)."""
+    return (cnp.PyArray_IS_C_CONTIGUOUS(A) and cnp.PyArray_IS_C_CONTIGUOUS(B)
             and cnp.PyArray_NDIM(A) == cnp.PyArray_NDIM(B)
             and _same_dims(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), cnp.PyArray_DIMS(B))
             and (_small_out(out, code, A, B) if out is not None else order != FB_ORDER_F))
 
 
-cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out, int order):
+cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray B, object out, int order,
+                       const fb_config_t* config):
     """``op`` of ``A`` and ``B`` (BitwiseNot: ``A`` again) into ``out`` or a fresh array, as
     :func:`_small` allowed: one row on the caller where the grain rule gives it one thread,
     else planned by the engine."""
@@ -336,26 +240,23 @@ cdef object _small_row(int op, str opname, int code, cnp.ndarray A, cnp.ndarray 
     cdef Py_ssize_t n = cnp.PyArray_SIZE(A)
     cdef fb_kernel kernel = _integer_kernel(op, code)
     if out is None:
-        out = new_array(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), NULL, T.descr[code], n * w, opname)
-    if run_inline(&kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
+        out = new_array(config, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), NULL, T.descr[code], n * w, opname)
+    if run_inline(config, &kernel, <char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
                   <char*>cnp.PyArray_DATA(B), n):
         return out
-    return _binary_core(op, opname, code, A, None if op == FB_OP_NOT else B, <char*>cnp.PyArray_DATA(A), out, order)
+    return _binary_core(op, opname, code, A, None if op == FB_OP_NOT else B, <char*>cnp.PyArray_DATA(A), out, order,
+                        config)
 
 
 cdef bint _small_out(object out, int code, cnp.ndarray A, cnp.ndarray B) noexcept:
     """``out`` takes the small same-shape call of ``A`` and ``B`` as it is: a base-class
     ndarray of type ``code``, native, aligned, writeable, C-contiguous, the same shape, and each
     input the same memory or apart (else the general path sorts it out)."""
-    cdef Py_ssize_t n = cnp.PyArray_SIZE(A) * T.itemsize[code]
-    cdef char* a = <char*>cnp.PyArray_DATA(A)
-    cdef char* b = <char*>cnp.PyArray_DATA(B)
-    cdef char* o
     if (not _out_fits(out, code, cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A))
             or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)):
         return False
-    o = <char*>cnp.PyArray_DATA(<cnp.ndarray>out)
-    return (a == o or a + n <= o or o + n <= a) and (b == o or b + n <= o or o + n <= b)
+    return fb_engine_row_writes_into(<char*>cnp.PyArray_DATA(<cnp.ndarray>out), <char*>cnp.PyArray_DATA(A),
+                                     <char*>cnp.PyArray_DATA(B), cnp.PyArray_SIZE(A) * T.itemsize[code])
 
 
 cdef inline bint _int_bits(object value, int code, char* buf) noexcept:
@@ -390,6 +291,8 @@ cdef object _binary(int op, str opname, object a, object b, object out, int orde
     cdef int ca, cb
     cdef uint64_t scalar = 0
     cdef char* buf = <char*>&scalar
+    cdef fb_config_t config
+    snapshot(&config)
     if cnp.PyArray_CheckExact(a):
         A = <cnp.ndarray>a
         ca = _int_code(A)
@@ -397,25 +300,19 @@ cdef object _binary(int op, str opname, object a, object b, object out, int orde
             B = <cnp.ndarray>b
             if _int_code(B) == ca:
                 if _small(ca, A, B, out, order):
-                    return _small_row(op, opname, ca, A, B, out, order)
-                r = _binary_core(op, opname, ca, A, B, NULL, out, order)
-                if r is not None:
-                    return r
+                    return _small_row(op, opname, ca, A, B, out, order, &config)
+                return _binary_core(op, opname, ca, A, B, NULL, out, order, &config)
         elif ca >= 0 and type(b) is int and _int_bits(b, ca, buf):
-            r = _binary_core(op, opname, ca, A, None, buf, out, order)
-            if r is not None:
-                return r
+            return _binary_core(op, opname, ca, A, None, buf, out, order, &config)
     elif type(a) is int and cnp.PyArray_CheckExact(b):
         B = <cnp.ndarray>b
         cb = _int_code(B)
         if cb >= 0 and _int_bits(a, cb, buf):
-            r = _binary_core(op, opname, cb, None, B, buf, out, order)
-            if r is not None:
-                return r
+            return _binary_core(op, opname, cb, None, B, buf, out, order, &config)
     return None
 
 
-cdef object _plain(str op, object x):
+cdef object _native_array(str op, object x):
     """``x`` as a native, aligned, base-class ndarray with the same values; a copy numpy cannot
     allocate is an AllocationError, as every allocation's."""
     if type(x) is not np.ndarray:
@@ -458,13 +355,15 @@ cdef object _binary_slow(Entry e, int op, object a, object b, object out, object
         if type(out) is not np.ndarray or _self_overlaps(<cnp.ndarray>out):
             return e.reference(*operands, *params, out=out, order=order)
         target = None  # non-native or unaligned out: compute, then assign by value
-    A = _plain(opname, a)
+    A = _native_array(opname, a)
     if not unary:
-        B = _plain(opname, b)
+        B = _native_array(opname, b)
     layout = _ORDER_CODES[order]
-    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), target, layout)
+    cdef fb_config_t config
+    snapshot(&config)
+    r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), target, layout, &config)
     if r is None:  # an input overlaps out other than element for element
-        r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None, layout)
+        r = _binary_core(op, opname, int(code), A, B, <char*>cnp.PyArray_DATA(A), None, layout, &config)
     if r is None:  # cannot happen once the spec checks passed; stay exact anyway
         return e.reference(*operands, *params, out=out, order=order)
     if out is not None and r is not out:
@@ -473,16 +372,18 @@ cdef object _binary_slow(Entry e, int op, object a, object b, object out, object
     return r
 
 
-cdef object _not_fast(object x, object out, int order):
+cdef object _bitwise_not_fast(object x, object out, int order):
     """BitwiseNot's fast path: the binary operations', with no second operand."""
     cdef cnp.ndarray X
     cdef int code
+    cdef fb_config_t config
     if cnp.PyArray_CheckExact(x) and _int_code(<cnp.ndarray>x) >= 0:
         X = <cnp.ndarray>x
         code = _int_code(X)
+        snapshot(&config)
         if _small(code, X, X, out, order):
-            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out, order)
-        return _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, <char*>cnp.PyArray_DATA(X), out, order)
+            return _small_row(FB_OP_NOT, BITWISE_NOT, code, X, X, out, order, &config)
+        return _binary_core(FB_OP_NOT, BITWISE_NOT, code, X, None, NULL, out, order, &config)
     return None
 
 
@@ -515,27 +416,26 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     ``numpy.copy(x)`` lays out its copy, swapped by ``swap``-byte units if non-zero; a sub-byte
     element becomes its bits."""
     cdef fb_plan pl
+    cdef fb_operand input
     cdef cnp.ndarray O
     cdef int nd = cnp.PyArray_NDIM(x), d, c_order
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
     cdef cnp.npy_intp strides[FB_MAXD]
+    snapshot(&pl.config)
     c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), itemsize,
                              cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
-    O = new_array(nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, T.descr[dst], total * itemsize, BITCAST)
+    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, T.descr[dst], total * itemsize,
+                  BITCAST)
     if total == 0:
         return O
-    pl.nd = nd
-    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, swap=swap, mask=T.low_bits[src], stream=0,
-                          byte_map=T.byte_map[src])
+    _operand(&input, x, NULL)
+    fb_engine_broadcast(&pl, &input, 1)
+    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, in_width=itemsize, swap=swap, mask=T.low_bits[src], stream=0,
+                          table=T.byte_map[src])
     for d in range(nd):
-        pl.n[d] = cnp.PyArray_DIMS(x)[d]
         pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
-        pl.s[1][d] = cnp.PyArray_STRIDES(x)[d]
-        pl.s[2][d] = 0
     pl.p[0] = <char*>cnp.PyArray_DATA(O)
-    pl.p[1] = <char*>cnp.PyArray_DATA(x)
-    pl.p[2] = pl.p[1]
     run(&pl)
     return O
 
@@ -544,7 +444,7 @@ cdef object _bitcast(Entry e, PyObject** args, PyObject** options):
     """BitCast's fast path, decided at C level; None for a call it does not take."""
     cdef cnp.ndarray X
     cdef int t, src, dst
-    cdef bint ml = fb_published(&ML_READY)
+    cdef bint ml = fb_published(&T.ml_ready)
     x, to, copy = <object>args[0], <object>args[1], <object>options[0]
     if cnp.PyArray_CheckExact(x) and (copy is False or copy is True):
         X = <cnp.ndarray>x
@@ -584,8 +484,8 @@ cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
     s, d = spec.check_bitcast(x.dtype, to)
     src = int(s)
     dst = int(d)
-    if not fb_published(&ML_READY) and (s in spec.ML_TYPES or d in spec.ML_TYPES):
-        _add_ml_dtypes()
+    if s in spec.ML_TYPES or d in spec.ML_TYPES:
+        add_ml_dtypes()
     remember_to(to, dst)
     if type(x) is not np.ndarray:
         # an ndarray subclass: its own view / copy rules apply, as on the pure path
@@ -617,7 +517,7 @@ cdef object _elementwise_fast(Entry e, PyObject** args, PyObject** options):
     if order < 0:
         return None
     if op == FB_OP_NOT:
-        return _not_fast(<object>args[0], <object>options[0], order)
+        return _bitwise_not_fast(<object>args[0], <object>options[0], order)
     if op == SHIFT:
         op = _shift_op(<object>args[2])
     return _binary(op, e.opname, <object>args[0], <object>args[1], <object>options[0], order)

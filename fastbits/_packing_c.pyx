@@ -25,9 +25,12 @@ from libc.stdint cimport uint8_t
 import numpy as np
 
 from . import _packing_py, spec
-from ._clib cimport FB_GRAIN_STRIDED, FB_MAXD, fb_pack, fb_pack_mapped, fb_packed_size, fb_published, fb_unpack
+from ._clib cimport (
+    FB_GRAIN_STRIDED, FB_MAXD, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_published,
+    fb_unpack,
+)
 from ._common cimport NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
-from ._runtime cimport new_array, parallel
+from ._runtime cimport new_array, parallel, snapshot
 
 cnp.import_array()
 
@@ -47,6 +50,7 @@ cdef struct Job:
     int bits                    # 4, 2 or 6
     const uint8_t* byte_map     # pack: map the elements' bytes through this first, or NULL
     bint pack                   # 1: elems -> packed; 0: packed -> elems
+    fb_config_t config          # the call's snapshot of the settings
     int nshares                 # threads (the grain rule), one contiguous share each
 
 
@@ -68,7 +72,7 @@ cdef void _run_share(void* ctx, int share, int slot) noexcept nogil:
 cdef void _start(Job* job) noexcept:
     """Run the job's shares: the grain rule over its unpacked elements, 8 elements (whole packed
     bytes at every width) the smallest piece."""
-    parallel(_run_share, job, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8, &job.nshares)
+    parallel(&job.config, _run_share, job, FB_GRAIN_STRIDED, job.n, (job.n + 7) // 8, &job.nshares)
 
 
 cdef object _pack_fast(Entry e, PyObject** args, PyObject** options):
@@ -97,7 +101,8 @@ cdef object _pack_array(cnp.ndarray X, int code):
     job.n = cnp.PyArray_SIZE(X)
     job.bits = T.packed_bits[code]
     nbytes = fb_packed_size(job.n, job.bits)
-    O = new_array(1, &nbytes, NULL, <PyObject*>_UINT8, nbytes, spec.PACK)
+    snapshot(&job.config)
+    O = new_array(&job.config, 1, &nbytes, NULL, <PyObject*>_UINT8, nbytes, spec.PACK)
     job.packed = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>O)
     job.elems = <uint8_t*>cnp.PyArray_DATA(X)
     job.byte_map = T.byte_map[code]
@@ -176,7 +181,8 @@ cdef object _unpack_into(const uint8_t* packed, int code, int nd, cnp.npy_intp* 
     """A new array of ``dims`` (``count`` elements) of sub-byte type ``code``, unpacked from
     ``packed``, or (``packed`` NULL) from the checked 1-D uint8 ``array``."""
     cdef Job job
-    O = new_array(nd, dims, NULL, T.descr[code], count, spec.UNPACK)  # the result first, as the pure path
+    snapshot(&job.config)
+    O = new_array(&job.config, nd, dims, NULL, T.descr[code], count, spec.UNPACK)  # the result first, as the pure path
     if packed == NULL:
         if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
             array = _contiguous(spec.UNPACK, array, "a contiguous copy of input 'data'")

@@ -23,10 +23,11 @@ cimport numpy as cnp
 from ._clib cimport (
     FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_NUM_THREADS, FB_OUTPUT_POOL, FB_POOL_MAX_AGE,
     FB_POOL_MAX_BYTES, FB_POOL_THRESHOLD, FB_SANITIZED, FB_SPIN_NS, FB_STREAM_THRESHOLD, FB_TASK_THREADS,
-    fastbits_get_num_threads, fb_engine_inline, fb_engine_parallel, fb_engine_plan, fb_engine_run, fb_kernel, fb_local,
-    fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan, fb_pool_available, fb_pool_calloc, fb_pool_free,
-    fb_pool_init, fb_pool_malloc, fb_pool_realloc, fb_pool_release, fb_pool_stats, fb_pool_stats_t, fb_row, fb_setting,
-    fb_setting_set, fb_share_fn, fb_team_available, fb_team_init, fb_team_last_shares, fb_team_stats, fb_team_stats_t,
+    fastbits_get_num_threads, fb_config_get, fb_config_t, fb_engine_inline, fb_engine_nogil, fb_engine_parallel, fb_engine_plan,
+    fb_engine_pooled, fb_engine_run, fb_kernel, fb_local, fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan,
+    fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc, fb_pool_release,
+    fb_pool_stats, fb_pool_stats_t, fb_row, fb_setting, fb_setting_set, fb_share_fn, fb_team_available, fb_team_init,
+    fb_team_last_shares, fb_team_stats, fb_team_stats_t,
 )
 
 from . import _config, spec
@@ -56,16 +57,16 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ---------------------------------------------------------------------------
-# The engine: every call's snapshot of the settings, its threads and its shares (fastbits/_c/engine.h)
+# The engine (fastbits/_c/engine.h) decides; these run what it decided, with or without the GIL
 
-# Work on fewer bytes runs on the calling thread without releasing the GIL.
-cdef Py_ssize_t INLINE_BYTES = 1 << 14
+cdef void snapshot(fb_config_t* config) noexcept nogil:
+    fb_config_get(config)
 
 
 cdef int run(fb_plan* plan) except -1:
     if fb_engine_plan(plan) != 0:
         raise MemoryError()
-    if plan.total * plan.kernel.width >= INLINE_BYTES:
+    if fb_engine_nogil(plan.total * plan.kernel.width):
         with nogil:
             fb_engine_run(plan)
     else:
@@ -73,21 +74,31 @@ cdef int run(fb_plan* plan) except -1:
     return 0
 
 
-cdef bint run_inline(fb_kernel* kernel, char* o, const char* a, const char* b, Py_ssize_t n) noexcept:
-    cdef Py_ssize_t w = kernel.width
-    if not fb_engine_inline(kernel, n):
+cdef bint run_inline(const fb_config_t* config, fb_kernel* kernel, char* o, const char* a, const char* b,
+                     Py_ssize_t n) noexcept:
+    cdef Py_ssize_t w = kernel.width, wi = kernel.in_width
+    if not fb_engine_inline(config, kernel, n):
         return False
-    fb_row(kernel, o, a, b, n, w, w, w)
+    if fb_engine_nogil(n * w):
+        with nogil:
+            fb_row(kernel, o, a, b, n, w, wi, wi)
+    else:
+        fb_row(kernel, o, a, b, n, w, wi, wi)
     return True
 
 
-cdef void parallel(fb_share_fn fn, void* ctx, int kind, Py_ssize_t work, Py_ssize_t units,
-                   int* nshares) noexcept:
-    if work >= INLINE_BYTES:
+cdef void row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n, Py_ssize_t so,
+              Py_ssize_t sa, Py_ssize_t sb) noexcept nogil:
+    fb_row(k, o, a, b, n, so, sa, sb)
+
+
+cdef void parallel(const fb_config_t* config, fb_share_fn fn, void* ctx, int kind, Py_ssize_t work,
+                   Py_ssize_t units, int* nshares) noexcept:
+    if fb_engine_nogil(work):
         with nogil:
-            fb_engine_parallel(fn, ctx, kind, work, units, nshares)
+            fb_engine_parallel(config, fn, ctx, kind, work, units, nshares)
     else:
-        fb_engine_parallel(fn, ctx, kind, work, units, nshares)
+        fb_engine_parallel(config, fn, ctx, kind, work, units, nshares)
 
 
 # ---------------------------------------------------------------------------
@@ -136,10 +147,10 @@ _POOL_HANDLER = PyCapsule_New(<void*>&_handler, "mem_handler", NULL)
 if fb_pool_init() != 0:
     raise ImportError("fastbits._runtime: could not register the output pool's fork handler")
 
-cdef object new_array(int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr, Py_ssize_t nbytes,
-                      str op):
+cdef object new_array(const fb_config_t* config, int nd, cnp.npy_intp* dims, cnp.npy_intp* strides, PyObject* descr,
+                      Py_ssize_t nbytes, str op):
     cdef PyObject* made
-    if fb_setting(FB_OUTPUT_POOL) and nbytes >= fb_setting(FB_POOL_THRESHOLD):
+    if fb_engine_pooled(config, nbytes):
         old = PyDataMem_SetHandler(_POOL_HANDLER)
         made = _empty(nd, dims, strides, descr)
         if made == NULL:
@@ -185,7 +196,7 @@ cdef Py_ssize_t _encode(str name, object value) except? -1:
             fb_pool_release()
         return bool(value) and fb_pool_available()
     if name == "spin_time":
-        return min(round(value * 1e9), 2**62)
+        return round(min(value * 1e9, 2.0**62))  # the product may be inf: bound it first
     return min(value, 2**62)
 
 

@@ -99,7 +99,7 @@ static int run_job(int nshares, fb_ssize n, uint32_t tag, int spin) {
     job->nshares = nshares;
     job->tag = tag;
     job->spin = spin;
-    fb_team_run(fill_share, job, nshares);
+    fb_team_run(fill_share, job, nshares, fb_setting(FB_SPIN_NS));
     if (fb_team_last_shares() != nshares) FAIL("last shares %d, not %d", fb_team_last_shares(), nshares);
     for (i = 0; i < nshares; i++)
         if (!job->ran[i]) { FAIL("share %ld of %d did not run", (long)i, nshares); bad = 1; break; }
@@ -313,7 +313,7 @@ static void racy_share(void *ctx, int share, int slot) {
 static int planted_race(void) {
     int call;
     fb_setting_set(FB_NUM_THREADS, 4);
-    for (call = 0; call < 200; call++) fb_team_run(racy_share, NULL, 4);
+    for (call = 0; call < 200; call++) fb_team_run(racy_share, NULL, 4, 0);
     printf("tsan_team: the planted race ran (%ld) and TSan did not stop it\n", planted);
     return 0;
 }

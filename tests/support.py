@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 
+import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
@@ -532,3 +533,44 @@ def import_required(module):
     if not missing_test_requirements() and module in test_requirements():
         return importlib.import_module(module)
     return pytest.importorskip(module)
+
+
+# --------------------------------------------------------------------------
+# every operator at once
+
+def operator_layouts(size, rng):
+    """(name, a, b) of uint32 operands of about ``size`` elements in each layout."""
+    rows = max(1, int(size ** 0.5))
+    cols = max(1, size // rows)
+    a = rng.integers(0, 2**32, size, dtype=np.uint32)
+    b = rng.integers(0, 32, size, dtype=np.uint32)  # also BitShift's amounts: numpy is the oracle
+    square_a = rng.integers(0, 2**32, (rows, cols), dtype=np.uint32)
+    square_b = rng.integers(0, 32, (rows, cols), dtype=np.uint32)
+    wide_a = rng.integers(0, 2**32, 2 * size, dtype=np.uint32)
+    yield "contiguous", a, b
+    yield "transposed", square_a.T, square_b.T
+    yield "strided", wide_a[::2], b[::-1]
+    yield "broadcast", square_a, square_b[0]
+    yield "scalar", a, np.uint32(7)
+
+
+def check_every_operator(ops, size, rng):
+    """Every operator of ``ops`` (and, or, xor, not, both shifts, ``out=``, BitCast copy and view,
+    pack and unpack) on uint32 operands of about ``size`` elements in each layout of
+    :func:`operator_layouts`, equal to numpy."""
+    for layout, a, b in operator_layouts(size, rng):
+        where = f"{layout} n={size}"
+        for name, expected in (("bitwise_and", a & b), ("bitwise_or", a | b), ("bitwise_xor", a ^ b)):
+            assert np.array_equal(getattr(ops, name)(a, b), expected), (name, where)
+        assert np.array_equal(ops.bitwise_not(a), ~a), where
+        assert np.array_equal(ops.bitshift(a, b, "LEFT"), a << b), where
+        assert np.array_equal(ops.bitshift(a, b, "RIGHT"), a >> b), where
+        out = np.empty(np.broadcast_shapes(a.shape, np.shape(b)), np.uint32)
+        assert ops.bitwise_xor(a, b, out=out) is out and np.array_equal(out, a ^ b), where
+        floats = ops.bitcast(a, np.float32, copy=True)
+        assert np.array_equal(floats.view(np.uint32), a), where
+        assert np.array_equal(ops.bitcast(np.ascontiguousarray(a), "INT32").view(np.uint32), a), where
+        nibbles = (a % 16).astype(np.uint8).astype(ml_dtypes.uint4)
+        packed = ops.pack(nibbles)
+        assert np.array_equal(ops.unpack(packed, "UINT4", nibbles.shape).view(np.uint8),
+                              nibbles.view(np.uint8)), where

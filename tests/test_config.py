@@ -27,7 +27,7 @@ RUNTIME_KEYS = {
     "backend", "threads_available", "helper_threads", "parallel_calls", "helper_shares", "last_call_threads",
     "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
-    "pool_max_idle_seconds", "sanitized_build",
+    "pool_max_idle_seconds", "sanitized_build", "cpus",
 }
 
 
@@ -212,6 +212,7 @@ def test_runtime_info_and_release_memory(config, ops):
     assert info["backend"] == ops.name
     for key in ("helper_threads", "parallel_calls", "helper_shares", "last_call_threads", "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks"):
         assert isinstance(info[key], int) and info[key] >= 0, key
+    assert info["cpus"] == fastbits._cpus.available_cpus() >= 1
     released = fastbits.release_memory()
     assert isinstance(released, int) and released >= 0
     assert fastbits.runtime_info()["pool_idle_bytes"] == 0
@@ -259,7 +260,8 @@ def test_both_runtimes_start_with_the_tables_defaults():
 def test_runtime_info_has_the_same_keys_on_both_paths():
     from fastbits import _runtime
 
-    assert set(_runtime.runtime_info()) == set(_runtime_py.runtime_info()) == RUNTIME_KEYS
+    assert set(_runtime.runtime_info()) == set(_runtime_py.runtime_info()) == RUNTIME_KEYS - {"cpus"}
+    assert set(fastbits.runtime_info()) == RUNTIME_KEYS  # _config adds the CPUs, for both
 
 
 @pytest.mark.parametrize("policy, seconds", [("passive", 0.0), (" PASSIVE ", 0.0), ("active", 5e-4), ("", 5e-4)])
@@ -273,11 +275,11 @@ def test_omp_wait_policy_passive_sets_spin_time_to_zero(policy, seconds):
     assert json.loads(run_python(code, OMP_WAIT_POLICY=policy).stdout) == [seconds, seconds]
 
 
-def test_stream_threshold_default_is_the_machines_cache(config):
-    """In a fresh process (where no test has changed it) the setting is the cache size."""
+def test_stream_threshold_default_is_a_quarter_of_the_machines_cache(config):
+    """In a fresh process (where no test has changed it) the setting is a quarter of the cache."""
     code = "import fastbits, fastbits._cpus as c\nprint(fastbits.get_config()['stream_threshold'], c.default_stream_threshold())"
     got, expected = map(int, run_python(code).stdout.split())
-    assert got == expected == (_cpus.last_level_cache_bytes() or 8 << 20)
+    assert got == expected == (_cpus.last_level_cache_bytes() or 8 << 20) // 4
 
 
 @pytest.mark.parametrize("n, error", [
@@ -288,3 +290,37 @@ def test_check_num_threads_refuses(n, error):
     """An int below 1 is a wrong value; anything but an int, a wrong type (as set_config's thresholds)."""
     with pytest.raises(error, match="set_num_threads"):
         _config.check_num_threads(n)
+
+
+# --------------------------------------------------------------------------
+# every setting at its extremes: exact results, and no undefined behaviour (scripts/sanitize.sh
+# runs this under UBSan and ASan)
+
+# The least and the greatest value each setting accepts (the greatest is kept as 2**62).
+EXTREMES = {
+    "num_threads": (1, 10**100), "grain_cached": (1, 10**100), "grain_streamed": (1, 10**100),
+    "grain_strided": (1, 10**100), "output_pool": (False, True), "pool_threshold": (0, 10**100),
+    "stream_threshold": (0, 10**100), "spin_time": (0.0, 1e300), "task_threads": (1, 10**100),
+}
+EXTREME_CASES = [(name, end) for name in EXTREMES for end in (0, 1)] + [("every", 0), ("every", 1)]
+
+
+def test_extremes_cover_every_setting():
+    assert set(EXTREMES) == {setting.name for setting in _config.SETTINGS}
+
+
+@pytest.mark.thread_unsafe  # a huge num_threads starts the whole team
+@pytest.mark.parametrize(("name", "end"), EXTREME_CASES, ids=[f"{n}-{('least', 'greatest')[e]}" for n, e in EXTREME_CASES])
+def test_every_operator_is_exact_at_each_settings_extreme(config, ops, name, end):
+    from support import check_every_operator
+
+    values = {key: ends[end] for key, ends in EXTREMES.items() if name in ("every", key)}
+    rng = np.random.default_rng(len(name) + end)
+    try:
+        with fastbits.config_context(**values):
+            for size in (1, 100, 10_007, 300_000):
+                check_every_operator(ops, size, rng)
+    finally:
+        # helpers that watched for the next call with a huge spin time stop at the next call
+        with fastbits.config_context(num_threads=2, grain_cached=1, spin_time=0.0):
+            fastbits.bitwise_and(np.zeros(64, np.uint8), np.uint8(1))

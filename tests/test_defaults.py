@@ -189,7 +189,8 @@ def test_no_cache_size_falls_back(tmp_path, entries, monkeypatch):
     assert _cpus.last_level_cache_bytes(root) is None
     assert _cpus.last_level_cache_bytes(str(tmp_path / "absent")) is None
     monkeypatch.setattr(_cpus, "last_level_cache_bytes", lambda: None)
-    assert _cpus.default_stream_threshold() == _cpus.FALLBACK_CACHE_BYTES == 8 << 20
+    assert _cpus.FALLBACK_CACHE_BYTES == 8 << 20
+    assert _cpus.default_stream_threshold() == 2 << 20  # a quarter of it
 
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 import sysconfig
 import threading
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import fastbits
 
-from support import run_python
+from support import check_every_operator, run_python
 
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
@@ -133,41 +132,6 @@ def test_a_blocks_num_threads_holds_for_its_threads_calls_alone(config, ops):
 SIZES = [1, 100, 10_007, 1_500_000]
 
 
-def _layouts(size, rng):
-    """(name, a, b) of uint32 operands of about ``size`` elements in each layout."""
-    rows = max(1, int(size ** 0.5))
-    cols = max(1, size // rows)
-    a = rng.integers(0, 2**32, size, dtype=np.uint32)
-    b = rng.integers(0, 32, size, dtype=np.uint32)  # also BitShift's amounts: numpy is the oracle
-    square_a = rng.integers(0, 2**32, (rows, cols), dtype=np.uint32)
-    square_b = rng.integers(0, 32, (rows, cols), dtype=np.uint32)
-    wide_a = rng.integers(0, 2**32, 2 * size, dtype=np.uint32)
-    yield "contiguous", a, b
-    yield "transposed", square_a.T, square_b.T
-    yield "strided", wide_a[::2], b[::-1]
-    yield "broadcast", square_a, square_b[0]
-    yield "scalar", a, np.uint32(7)
-
-
-def _check_every_operator(ops, size, rng):
-    for layout, a, b in _layouts(size, rng):
-        where = f"{layout} n={size}"
-        for name, expected in (("bitwise_and", a & b), ("bitwise_or", a | b), ("bitwise_xor", a ^ b)):
-            assert np.array_equal(getattr(ops, name)(a, b), expected), (name, where)
-        assert np.array_equal(ops.bitwise_not(a), ~a), where
-        assert np.array_equal(ops.bitshift(a, b, "LEFT"), a << b), where
-        assert np.array_equal(ops.bitshift(a, b, "RIGHT"), a >> b), where
-        out = np.empty(np.broadcast_shapes(a.shape, np.shape(b)), np.uint32)
-        assert ops.bitwise_xor(a, b, out=out) is out and np.array_equal(out, a ^ b), where
-        floats = ops.bitcast(a, np.float32, copy=True)
-        assert np.array_equal(floats.view(np.uint32), a), where
-        assert np.array_equal(ops.bitcast(np.ascontiguousarray(a), "INT32").view(np.uint32), a), where
-        nibbles = (a % 16).astype(np.uint8).astype(ml_dtypes.uint4)
-        packed = ops.pack(nibbles)
-        assert np.array_equal(ops.unpack(packed, "UINT4", nibbles.shape).view(np.uint8),
-                              nibbles.view(np.uint8)), where
-
-
 def test_every_operator_is_exact_from_8_threads_while_settings_churn(config, ops):
     stop = threading.Event()
     churned = []
@@ -192,7 +156,7 @@ def test_every_operator_is_exact_from_8_threads_while_settings_churn(config, ops
         rng = np.random.default_rng(i)
         for size in SIZES:
             with fastbits.config_context(grain_strided=1000 + i):  # its own, under the churn
-                _check_every_operator(ops, size, rng)
+                check_every_operator(ops, size, rng)
                 assert fastbits.get_config()["grain_strided"] == 1000 + i
 
     churner = threading.Thread(target=churn)

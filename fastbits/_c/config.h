@@ -31,10 +31,14 @@ enum {
     FB_SETTINGS
 };
 
+/* One call's settings: everything the engine decides a call from (engine.h). */
 typedef struct {
     int num_threads;                /* threads a call may use, caller included (1..FB_MAX_THREADS) */
     fb_ssize grain[FB_GRAIN_KINDS]; /* bytes of work per thread, by kind (>= 1) */
     fb_ssize stream_threshold;      /* bytes moved from which a result is streamed */
+    int output_pool;                /* 1: fresh results of pool_threshold bytes come from the pool */
+    fb_ssize pool_threshold;
+    fb_ssize spin_ns;               /* how long the team watches for shares and for the next call */
 } fb_config_t;
 
 /* This thread's own values: those of ``mask``'s bits (1 << index), and a cap on its calls'
@@ -69,6 +73,9 @@ static inline void fb_config_get(fb_config_t *config) {
     config->num_threads = n < FB_MAX_THREADS ? (int)n : FB_MAX_THREADS;
     for (k = 0; k < FB_GRAIN_KINDS; k++) config->grain[k] = fb_value(local, k);
     config->stream_threshold = fb_value(local, FB_STREAM_THRESHOLD);
+    config->output_pool = fb_value(local, FB_OUTPUT_POOL) != 0;
+    config->pool_threshold = fb_value(local, FB_POOL_THRESHOLD);
+    config->spin_ns = fb_value(local, FB_SPIN_NS);
 }
 
 /* Set setting ``k`` (clamped to its range: counts at least 1, bytes and times at least 0): this
@@ -91,10 +98,12 @@ FB_EXPORT void fastbits_set_num_threads(int n);
 
 /* The grain rule: the threads a call of ``work`` bytes of the given kind uses,
    min(num_threads, max(1, work / grain)), and never more than ``units`` (the pieces its loop
-   can be cut into).  The engine (engine.c) asks it for every call, on one snapshot. */
+   can be cut into).  The engine (engine.c) asks it for every call, on one snapshot.  The first
+   test is work / grain < 2 without a division; it halves work rather than doubling the grain,
+   which may be as large as 2**62 and would overflow. */
 static inline int fb_threads_for(const fb_config_t *config, int kind, fb_ssize work, fb_ssize units) {
     fb_ssize n;
-    if (work < 2 * config->grain[kind] || units < 2) return 1; /* the same, without a division */
+    if (work / 2 < config->grain[kind] || units < 2) return 1;
     n = work / config->grain[kind];
     if (n > config->num_threads) n = config->num_threads;
     if (n > units) n = units;

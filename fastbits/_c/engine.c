@@ -19,6 +19,9 @@ enum { LOOP_LINE, LOOP_ROWS, LOOP_BLOCKED, LOOP_REPEATED, LOOP_GATHERED };
 #define BLOCK_STRIDE 64               /* an inner stride above this many bytes asks for blocking ... */
 #define BLOCK_MIN_BYTES (1 << 20)     /* ... in a result this large: a smaller one stays in cache */
 
+/* Bytes per element of operand k (0: out; 1, 2: the inputs). */
+static inline fb_ssize width_of(const fb_plan *pl, int k) { return k ? pl->kernel.in_width : pl->kernel.width; }
+
 /* C-order position over the outer axes of a plan, and the byte offset of each operand there. */
 typedef struct {
     fb_ssize idx[FB_MAXD];
@@ -72,7 +75,7 @@ static void run_rows(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch)
    contiguous axis; then every row of the tile runs contiguously.  Power-of-two strides no
    longer thrash one cache set. */
 static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch) {
-    const int nd = pl->nd, width = pl->kernel.width;
+    const int nd = pl->nd;
     const fb_ssize n0 = pl->n[nd - 2], n1 = pl->n[nd - 1];
     const fb_ssize nblocks = (n0 + TILE_ROWS - 1) / TILE_ROWS;
     cursor_t c;
@@ -93,14 +96,14 @@ static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scrat
                                      j1 + TILE_COLS <= n1 ? TILE_COLS : n1 - j1, pl->s[k][nd - 1],
                                      (i1 - i0) * fb_abs(pl->s[k][nd - 2]));
                 fb_gather_tile(scratch + k * SLOT_BYTES, at + jb * pl->s[k][nd - 1], i1 - i0, j1 - jb,
-                               pl->s[k][nd - 2], pl->s[k][nd - 1], width);
+                               pl->s[k][nd - 2], pl->s[k][nd - 1], (int)width_of(pl, k));
             }
             /* the tile's rows: a transposed input's from scratch, the others' in place */
             for (k = 0; k < 3; k++) {
                 if (pl->transposed[k]) {
                     q[k] = scratch + k * SLOT_BYTES;
-                    step[k] = (j1 - jb) * width;
-                    st[k] = width;
+                    step[k] = (j1 - jb) * width_of(pl, k);
+                    st[k] = width_of(pl, k);
                 } else {
                     q[k] = pl->p[k] + c.off[k] + i0 * pl->s[k][nd - 2] + jb * pl->s[k][nd - 1];
                     step[k] = pl->s[k][nd - 2];
@@ -114,24 +117,25 @@ static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scrat
 
 /* out and the other input are flat (C-contiguous over all axes); the tile repeats. */
 static void run_repeated(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch) {
-    const int t = pl->tile_operand, width = pl->kernel.width;
+    const int t = pl->tile_operand;
+    const fb_ssize wo = pl->kernel.width, wi = pl->kernel.in_width;
     fb_ssize u, off, count;
     char *q[3];
     (void)scratch;
     for (u = u0; u < u1; u++) {
         off = u * pl->tile_len;
         count = pl->total - off < pl->tile_len ? pl->total - off : pl->tile_len;
-        q[0] = pl->p[0] + off * width;
-        q[1] = t == 1 ? pl->tile : pl->p[1] + off * width;
-        q[2] = t == 2 ? pl->tile : pl->p[2] + off * width;
-        fb_row(&pl->kernel, q[0], q[1], q[2], count, width, width, width);
+        q[0] = pl->p[0] + off * wo;
+        q[1] = t == 1 ? pl->tile : pl->p[1] + off * wi;
+        q[2] = t == 2 ? pl->tile : pl->p[2] + off * wi;
+        fb_row(&pl->kernel, q[0], q[1], q[2], count, wo, wi, wi);
     }
 }
 
 /* Short rows: the inputs' rows gathered into contiguous chunks of whole rows, run, and the
    results scattered back to out. */
 static void run_gathered(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch) {
-    const int nouter = pl->nd - 1, width = pl->kernel.width;
+    const int nouter = pl->nd - 1, wo = pl->kernel.width, wi = pl->kernel.in_width;
     const int ninputs = fb_op_unary(pl->kernel.op) ? 1 : 2;
     const fb_ssize inner = pl->n[nouter], per_chunk = CHUNK_ELEMS / inner;
     fb_kernel plain = pl->kernel; /* scratch chunks: no streaming stores */
@@ -146,12 +150,12 @@ static void run_gathered(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scra
         c2 = c;
         for (r = 0; r < count; r++) {
             for (k = 1; k <= ninputs; k++)
-                fb_copy_row(q[k] + r * inner * width, width, pl->p[k] + c2.off[k], pl->s[k][nouter], inner, width, 0, 0);
+                fb_copy_row(q[k] + r * inner * wi, wi, pl->p[k] + c2.off[k], pl->s[k][nouter], inner, wi, 0, 0);
             cursor_next(pl, &c2, nouter);
         }
-        fb_row(&plain, q[0], q[1], q[ninputs], count * inner, width, width, width);
+        fb_row(&plain, q[0], q[1], q[ninputs], count * inner, wo, wi, wi);
         for (r = 0; r < count; r++) {
-            fb_copy_row(pl->p[0] + c.off[0], pl->s[0][nouter], q[0] + r * inner * width, width, inner, width, 0, 0);
+            fb_copy_row(pl->p[0] + c.off[0], pl->s[0][nouter], q[0] + r * inner * wo, wo, inner, wo, 0, 0);
             cursor_next(pl, &c, nouter);
         }
     }
@@ -168,7 +172,7 @@ static void run_share(void *ctx, int share, int slot) {
 
 /* Operand k is C-contiguous over all axes of the plan. */
 static int is_flat(const fb_plan *pl, int k) {
-    fb_ssize want = pl->kernel.width;
+    fb_ssize want = width_of(pl, k);
     int d;
     for (d = pl->nd - 1; d >= 0; d--) {
         if (pl->s[k][d] != want) return 0;
@@ -183,7 +187,7 @@ static fb_ssize bytes_moved(const fb_plan *pl) {
     fb_ssize moved = pl->total * pl->kernel.width, held;
     int k, d;
     for (k = 1; k < (fb_op_unary(pl->kernel.op) ? 2 : 3); k++) {
-        held = pl->kernel.width;
+        held = pl->kernel.in_width;
         for (d = 0; d < pl->nd; d++)
             if (pl->s[k][d] != 0) held *= pl->n[d];
         moved += held;
@@ -258,7 +262,7 @@ static void gather_nd(int width, char *dst, const char *src, int nd, const fb_ss
    repeating along the outer axes: that block tiled once.  1 when chosen, -1 when the tile
    cannot be allocated, else 0. */
 static int plan_repeated(fb_plan *pl) {
-    const int nd = pl->nd, width = pl->kernel.width;
+    const int nd = pl->nd, width = pl->kernel.in_width;
     fb_ssize block, copies;
     int x, j, d;
     if (fb_op_unary(pl->kernel.op) || !is_flat(pl, 0)) return 0;
@@ -312,12 +316,10 @@ static int choose_loop(fb_plan *pl) {
 }
 
 int fb_engine_plan(fb_plan *pl) {
-    fb_config_t config;
     int d, kind;
-    fb_config_get(&config);
     coalesce(pl);
     for (pl->total = 1, d = 0; d < pl->nd; d++) pl->total *= pl->n[d];
-    pl->kernel.stream = bytes_moved(pl) >= config.stream_threshold;
+    pl->kernel.stream = bytes_moved(pl) >= pl->config.stream_threshold;
     pl->tile = pl->scratch = NULL;
     pl->transposed[0] = pl->transposed[1] = pl->transposed[2] = 0;
     if (pl->nd == 0) { /* a 0-d result: one element */
@@ -336,7 +338,7 @@ int fb_engine_plan(fb_plan *pl) {
     }
     if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) kind = FB_GRAIN_STRIDED;
     else kind = pl->kernel.stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
-    pl->nthreads = fb_threads_for(&config, kind, pl->total * pl->kernel.width, pl->nunits);
+    pl->nthreads = fb_threads_for(&pl->config, kind, pl->total * pl->kernel.width, pl->nunits);
     if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) {
         pl->scratch = malloc((size_t)pl->nthreads * SCRATCH_BYTES);
         if (pl->scratch == NULL) {
@@ -349,15 +351,14 @@ int fb_engine_plan(fb_plan *pl) {
 }
 
 void fb_engine_run(fb_plan *pl) {
-    fb_team_run(run_share, pl, pl->nthreads);
+    fb_team_run(run_share, pl, pl->nthreads, pl->config.spin_ns);
     free(pl->scratch);
     free(pl->tile);
     pl->scratch = pl->tile = NULL;
 }
 
-void fb_engine_parallel(fb_share_fn fn, void *ctx, int kind, fb_ssize work, fb_ssize units, int *nshares) {
-    fb_config_t config;
-    fb_config_get(&config);
-    *nshares = fb_threads_for(&config, kind, work, units);
-    fb_team_run(fn, ctx, *nshares);
+void fb_engine_parallel(const fb_config_t *config, fb_share_fn fn, void *ctx, int kind, fb_ssize work, fb_ssize units,
+                        int *nshares) {
+    *nshares = fb_threads_for(config, kind, work, units);
+    fb_team_run(fn, ctx, *nshares, config->spin_ns);
 }

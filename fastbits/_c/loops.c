@@ -4,7 +4,7 @@
    of the element width; DEFINE_BINARY turns it into the row loops, and NOT is XOR with all
    ones.  The layouts that occur most (contiguous, one value repeated, in place, every second
    element, reversed) get loops whose strides the compiler knows, so that it vectorizes each,
-   cloned for AVX-512F, AVX2 and the baseline where the platform allows (FB_CLONES); a table
+   cloned for AVX2 and the baseline where the platform allows (FB_CLONES); a table
    indexed by the inputs' stride classes picks them, and any other layout takes a plain strided
    loop.  A large contiguous result is written with streaming stores (see STREAM_FUSED and
    STREAM_CHUNKED below). */
@@ -34,7 +34,11 @@ static inline int row_streams(int stream, const void *o, fb_ssize n, fb_ssize w)
 }
 
 /* The class of an input's byte stride s (elements of w bytes), which indexes the layouts'
-   table: 0 one value repeated, 1 contiguous, 2 every second element, 3 reversed, -1 another. */
+   table: 0 one value repeated, 1 contiguous, 2 every second element, 3 reversed, -1 another.
+   Classes 2 and 3, measured against the plain strided loop that would take them otherwise
+   (fresh results, one thread): every second element, 2.4x on 64K int32 (a[::2] & b[::2]),
+   6x with a scalar (a[::2] ^ 7), 10x on 64K uint8; reversed, 3.7x on 64K int32 (a[::-1] & b
+   and a[::-1] & b[::-1]), 3.2x for reversed rows of (1024, 1024) int32, 13x on 64K uint8. */
 static inline int stride_class(fb_ssize s, fb_ssize w) {
     return s == w ? 1 : s == 0 ? 0 : s == 2 * w ? 2 : s == -w ? 3 : -1;
 }
@@ -398,7 +402,7 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {
     fb_ssize done;
     if (k->op == FB_OP_COPY) {
-        if (k->byte_map) fb_map_row(o, so, a, sa, n, k->byte_map);
+        if (k->table) fb_map_row(o, so, a, sa, n, (const uint8_t *)k->table);
 #if FB_STREAM
         else if (!k->swap && !k->mask && so == k->width && sa == k->width &&
                  row_streams(k->stream, o, n, k->width))

@@ -20,17 +20,19 @@ typedef enum {
     FB_OP_COPY = 7 /* a, byte-swapped or masked as BitCast's copy needs (unary) */
 } fb_op;
 
-/* What one row computes. */
+/* What one row computes.  The engine (engine.h) reads only the widths, the stream flag and
+   whether the op is unary; the rest is the loops' own. */
 typedef struct {
-    int op;     /* an fb_op */
-    int width;  /* bytes per element: 1, 2, 4 or 8 (FB_OP_COPY: any itemsize) */
-    int swap;   /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
-    int mask;   /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
-    int stream; /* the whole result is large: write long contiguous runs around the cache */
-    /* FB_OP_COPY of sub-byte types whose bits are not the low bits of the byte: a 256-entry
-       table each byte goes through (fastbits.spec.subbyte_bits), in place of ``mask``; else
-       NULL.  Read for FB_OP_COPY only. */
-    const uint8_t *byte_map;
+    int op;       /* an fb_op */
+    int width;    /* bytes per element of the output: 1, 2, 4 or 8 (FB_OP_COPY: any itemsize) */
+    int in_width; /* bytes per element of each input (the same as width for every op here) */
+    int swap;     /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
+    int mask;     /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
+    int stream;   /* the whole result is large: write long contiguous runs around the cache */
+    /* A table the op reads, or NULL.  FB_OP_COPY of sub-byte types whose bits are not the low
+       bits of the byte: 256 bytes each byte goes through (fastbits.spec.subbyte_bits), in
+       place of ``mask``. */
+    const void *table;
 } fb_kernel;
 
 /* 1 for the ops that read one input. */

@@ -5,7 +5,7 @@
    element in the low byte; swapped where the host is big endian, le16/le32), and folds or
    spreads them with one mask and a shift or two per step (fewer operations than one shift and
    mask per element: 40 % faster for crumbs), so that GCC vectorizes it into a few word
-   operations and one narrowing or widening step, cloned for AVX-512F, AVX2 and the baseline
+   operations and one narrowing or widening step, cloned for AVX2 and the baseline
    where the platform allows (FB_CLONES). */
 #include "pack.h"
 

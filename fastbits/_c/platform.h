@@ -9,17 +9,21 @@
 
 /* Element counts and byte strides: Py_ssize_t is ptrdiff_t on every platform CPython runs on. */
 typedef ptrdiff_t fb_ssize;
+#define FB_SSIZE_MAX PTRDIFF_MAX
 
 #define FB_MAXD 64 /* axes of an array: numpy 2's NPY_MAXDIMS (numpy 1: 32) */
 
 static inline fb_ssize fb_abs(fb_ssize x) { return x < 0 ? -x : x; }
 
-/* CPU dispatch: GCC compiles a function marked FB_CLONES for AVX-512F, AVX2 and the baseline and
-   picks one when the module loads, through an ifunc.  ifuncs exist only with glibc's loader, so
-   musl, macOS, Windows and clang builds compile the baseline loops alone. */
+/* CPU dispatch: GCC compiles a function marked FB_CLONES for AVX2 and the baseline and picks
+   one when the module loads, through an ifunc.  ifuncs exist only with glibc's loader, so
+   musl, macOS, Windows and clang builds compile the baseline loops alone.  No AVX-512F clone:
+   under GCC's generic tuning it used 64-byte vectors, which straddle two cache lines on every
+   access of numpy's 16-byte-aligned arrays, and on an AVX-512 host the AVX2 clone took 0.9x
+   its time on a 64K int32 AND (fresh result); numpy runs its AVX2 loop for that op there too. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
     && defined(__GLIBC__) && !defined(FB_NO_CLONES)
-#define FB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define FB_CLONES __attribute__((target_clones("avx2", "default")))
 #define FB_HAVE_CLONES 1
 #else
 #define FB_CLONES

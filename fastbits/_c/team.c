@@ -173,8 +173,7 @@ static int grow(int want) {
     return team.started;
 }
 
-void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
-    const fb_ssize spin = fb_setting(FB_SPIN_NS); /* this thread's, as every setting of a call */
+void fb_team_run(fb_share_fn fn, void *ctx, int nshares, fb_ssize spin) {
     int s, mine = 0;
     unsigned i = 0;
     long long start;
@@ -257,8 +256,9 @@ void fb_team_stats(fb_team_stats_t *stats) {
 
 int fb_team_available(void) { return 0; }
 
-void fb_team_run(fb_share_fn fn, void *ctx, int nshares) {
+void fb_team_run(fb_share_fn fn, void *ctx, int nshares, fb_ssize spin) {
     int s;
+    (void)spin;
     last_shares = nshares;
     for (s = 0; s < nshares; s++) fn(ctx, s, 0);
 }

@@ -19,11 +19,11 @@ typedef void (*fb_share_fn)(void *ctx, int share, int slot);
 
 /* Run shares [0, nshares) of fn on the caller and helpers 1..nshares-1; return when all are
    done.  Helpers are started on first use.  nshares <= 1 runs share 0 on the caller.
-   The spin time (the FB_SPIN_NS setting, as the calling thread sees it) is how long the caller
-   watches for the shares in progress before it sleeps, and how long the helpers this call used
-   watch for the next call after it (yielding their CPU between looks): a helper that watches
-   answers the next call at once; one asleep is woken by the kernel, tens of microseconds later. */
-void fb_team_run(fb_share_fn fn, void *ctx, int nshares);
+   ``spin_ns`` (the spin_time of the call's settings snapshot) is how long the caller watches
+   for the shares in progress before it sleeps, and how long the helpers this call used watch
+   for the next call after it (yielding their CPU between looks): a helper that watches answers
+   the next call at once; one asleep is woken by the kernel, tens of microseconds later. */
+void fb_team_run(fb_share_fn fn, void *ctx, int nshares, fb_ssize spin_ns);
 
 /* The ``nshares`` of the last fb_team_run on the calling thread (0 before the first): what the
    grain rule chose for it, even where a busy team made it run on its caller alone. */
