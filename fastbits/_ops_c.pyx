@@ -9,9 +9,10 @@ fast path does not take, shapes that do not broadcast) goes the slow way, throug
 functions: they raise the errors, so no check or message is written twice.  The kernels run
 only after every check passed.
 
-The work itself is the runtime's engine (``fastbits/_c/engine.h``): this module fills an
-``fb_plan`` (the result's shape, the operands' strides and pointers, the operation) and runs it;
-fresh results come from the runtime too.  The public functions are entry points of
+How the call runs is the engine's to decide (``fastbits/_c/engine.h``): this module takes the
+call's snapshot of the settings, hands the engine its operands (pointers, shapes, strides) and
+the kernel, asks it whether ``out`` can be written as it is, and runs the plan through the
+runtime; fresh results come from the runtime too.  The public functions are entry points of
 :mod:`fastbits._common`, which runs each one's fast path, then its slow one.
 """
 

@@ -2,11 +2,12 @@
 """The runtime: the settings, the thread team, the output pool and the broadcast engine.
 
 It owns all of fastbits' C state (``fastbits/_c/config.c``, ``team.c``, ``pool.c``) and the
-engine that uses it (``engine.c``): every call takes one snapshot of the settings, chooses its
-threads by the grain rule and runs its shares on the team.  The operator and packing modules
-reach it through ``_runtime.pxd``: :func:`run` (any broadcast operation), :func:`run_inline`
-(the small contiguous calls), :func:`parallel` (the packing loops) and :func:`new_array` (fresh
-results).  Python code reaches it through :mod:`fastbits._config` (``get_config``,
+engine that uses it (``engine.c``), and runs what the engine decides (``engine.h``): a call
+takes one snapshot of the settings (:func:`snapshot`), and its plan, its fresh result, its
+threads and whether the GIL is released all follow from it.  The operator and packing modules
+reach it through ``_runtime.pxd``: :func:`snapshot`, :func:`run` (any broadcast operation),
+:func:`run_inline` (the small contiguous calls), :func:`parallel` (the packing loops),
+:func:`new_array` (fresh results) and :func:`row` (the loops, for the public Cython API).  Python code reaches it through :mod:`fastbits._config` (``get_config``,
 ``set_config``, ``config_context``, ``runtime_info``, ``release_memory``) and
 ``fastbits.get_num_threads`` / ``set_num_threads``; threadpoolctl reaches the thread limit
 through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this

@@ -30,9 +30,10 @@
 #include "loops.h"
 #include "team.h"
 
-/* Work under this many bytes runs on its caller with the GIL held: releasing and taking it
-   back costs about 0.1-0.2 us, a few percent of a 16 KiB call, while a larger call lasts long
-   enough for another Python thread to use the interpreter. */
+/* Work under this many bytes runs on its caller with the GIL held.  Releasing and taking it
+   back cost a median 50 ns on an int32 AND out= of 4096 elements (4095: 493 ns, 4096: 583 ns;
+   31 interleaved rounds), a tenth of that call and less of every larger one, which lasts long
+   enough for another Python thread to use the interpreter meanwhile. */
 #define FB_NOGIL_BYTES (1 << 14)
 
 /* An array as the entry points see it: its axes, shape, byte strides and data. */
