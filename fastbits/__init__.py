@@ -1,5 +1,5 @@
-"""fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift)
-and BitCast-26, exact and fast.
+"""fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
+BitCast-26, and Cast and CastLike for every non-string type, exact and fast.
 
 >>> import numpy as np, fastbits
 >>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
@@ -18,6 +18,8 @@ from ._ops import (
     bitwise_not,
     bitwise_or,
     bitwise_xor,
+    cast,
+    cast_like,
     get_num_threads,
     pack,
     set_num_threads,
@@ -54,6 +56,8 @@ __all__ = [
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
+    "cast",
+    "cast_like",
     "config_context",
     "get_config",
     "get_num_threads",

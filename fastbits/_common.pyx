@@ -5,7 +5,10 @@ the call plumbing.
 Each public function is a builtin taking CPython's vectorcall arguments (``METH_FASTCALL``),
 driven by its :class:`Entry`: a right call costs a count and, with a keyword, one string
 comparison; a wrong one gets the pure path's error word for word (``spec.call_error``), where
-Cython's own parser would word it its own way.  Then the entry runs the operator's fast path,
+Cython's own parser would word it its own way.  A Cython ``def`` with a catch-all signature
+(``*extra, **keywords``, as ``_runtime.set_num_threads`` has) words the errors alike, but
+builds a tuple and a dict on every call: it made 16-element calls 1.17-1.34x slower (every
+operator, ``pack`` and ``unpack``; interleaved processes, two runs of 11 and 21 rounds).  Then the entry runs the operator's fast path,
 decided at C level; a call it does not take whose operands are not all numpy arrays (or Python
 ints) goes to the dispatch point (:mod:`fastbits._dispatch`), which hands it to the adapter of
 its arrays; the rest go the slow way.  So the operators know nothing of dask, and a call on

@@ -28,7 +28,7 @@ __all__ = ["OPERANDS", "Adapter", "adapter_for", "gate", "register"]
 
 #: The positional arguments of each public operator that are operands (arrays an adapter may take).
 OPERANDS = {"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "bitwise_not": 1, "bitshift": 2,
-            "bitcast": 1, "pack": 1, "unpack": 1}
+            "bitcast": 1, "cast": 1, "cast_like": 1, "pack": 1, "unpack": 1}
 
 
 class Adapter(NamedTuple):

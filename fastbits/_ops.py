@@ -22,8 +22,8 @@ from typing import Any, Callable, NamedTuple
 from . import _config, _dask, _dispatch
 
 __all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
-           "bitwise_not", "bitwise_or", "bitwise_xor", "get_num_threads", "load", "pack", "set_num_threads",
-           "unpack"]
+           "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "get_num_threads", "load", "pack",
+           "set_num_threads", "unpack"]
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
 
@@ -40,6 +40,8 @@ class Path(NamedTuple):
     bitwise_not: Callable[..., Any]
     bitshift: Callable[..., Any]
     bitcast: Callable[..., Any]
+    cast: Callable[..., Any]
+    cast_like: Callable[..., Any]
     pack: Callable[..., Any]
     unpack: Callable[..., Any]
     get_num_threads: Callable[[], int]
@@ -54,6 +56,9 @@ _OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshi
 def load(name: str) -> Path:
     """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
     do not load."""
+    # Cast runs its reference on both paths until its kernels are compiled.
+    from . import _cast_py as casting
+
     if name == "cython":
         from . import _ops_c as ops, _packing_c as packing, _runtime as runtime
 
@@ -62,7 +67,8 @@ def load(name: str) -> Path:
         from . import _ops_py as ops, _packing_py as packing, _runtime_py as runtime
 
         gate = _dispatch.gate
-    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(packing.pack), gate(packing.unpack),
+    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), _dispatch.gate(casting.cast),
+                _dispatch.gate(casting.cast_like), gate(packing.pack), gate(packing.unpack),
                 runtime.get_num_threads, runtime.set_num_threads, runtime)
 
 
@@ -108,6 +114,8 @@ bitwise_xor = active.bitwise_xor
 bitwise_not = active.bitwise_not
 bitshift = active.bitshift
 bitcast = active.bitcast
+cast = active.cast
+cast_like = active.cast_like
 pack = active.pack
 unpack = active.unpack
 get_num_threads = active.get_num_threads

@@ -574,3 +574,164 @@ def check_every_operator(ops, size, rng):
         packed = ops.pack(nibbles)
         assert np.array_equal(ops.unpack(packed, "UINT4", nibbles.shape).view(np.uint8),
                               nibbles.view(np.uint8)), where
+
+
+# --------------------------------------------------------------------------
+# Cast, stated exactly: every value a Fraction (or NaN / an infinity), every rule as the spec's
+# texts word it (Cast-28's doc; onnx's float8.md, float4.md, float6.md, int4.md, int2.md)
+
+from fractions import Fraction  # noqa: E402 - this section's own
+
+NAN = "nan"
+
+#: (exponent bits, mantissa bits, bias, largest finite value, kind): "ieee" (infinities and
+#: NaNs in the top exponent), "fn" (S.1111.111 is NaN), "uz" (the code of -0 is the one NaN),
+#: "sat" (neither: float4, float6).  The numbers are those of the texts' tables.
+FLOAT_SPECS = {
+    spec.DataType.FLOAT16: (5, 10, 15, Fraction(65504), "ieee"),
+    spec.DataType.BFLOAT16: (8, 7, 127, (2 - Fraction(1, 128)) * 2**127, "ieee"),
+    spec.DataType.FLOAT: (8, 23, 127, (2 - Fraction(1, 2**23)) * 2**127, "ieee"),
+    spec.DataType.DOUBLE: (11, 52, 1023, (2 - Fraction(1, 2**52)) * 2**1023, "ieee"),
+    spec.DataType.FLOAT8E4M3FN: (4, 3, 7, Fraction(448), "fn"),
+    spec.DataType.FLOAT8E4M3FNUZ: (4, 3, 8, Fraction(240), "uz"),
+    spec.DataType.FLOAT8E5M2: (5, 2, 15, Fraction(57344), "ieee"),
+    spec.DataType.FLOAT8E5M2FNUZ: (5, 2, 16, Fraction(57344), "uz"),
+    spec.DataType.FLOAT4E2M1: (2, 1, 1, Fraction(6), "sat"),
+    spec.DataType.FLOAT6E2M3: (2, 3, 1, Fraction(15, 2), "sat"),
+    spec.DataType.FLOAT6E3M2: (3, 2, 3, Fraction(28), "sat"),
+}
+FLOAT8 = [spec.DataType.FLOAT8E4M3FN, spec.DataType.FLOAT8E4M3FNUZ, spec.DataType.FLOAT8E5M2,
+          spec.DataType.FLOAT8E5M2FNUZ]
+INT_RANGES = {
+    spec.DataType.INT2: (-2, 1), spec.DataType.UINT2: (0, 3), spec.DataType.INT4: (-8, 7),
+    spec.DataType.UINT4: (0, 15), spec.DataType.INT8: (-(2**7), 2**7 - 1), spec.DataType.UINT8: (0, 2**8 - 1),
+    spec.DataType.INT16: (-(2**15), 2**15 - 1), spec.DataType.UINT16: (0, 2**16 - 1),
+    spec.DataType.INT32: (-(2**31), 2**31 - 1), spec.DataType.UINT32: (0, 2**32 - 1),
+    spec.DataType.INT64: (-(2**63), 2**63 - 1), spec.DataType.UINT64: (0, 2**64 - 1),
+}
+
+
+def exact_of_bits(bits: int, code) -> tuple:
+    """The exact value of the code ``bits`` of float type ``code``: (sign, Fraction) or (sign,
+    NAN) or (sign, "inf")."""
+    if code == spec.DataType.FLOAT8E8M0:
+        return (0, NAN) if bits == 255 else (0, Fraction(2) ** (bits - 127))
+    ebits, mbits, bias, _, kind = FLOAT_SPECS[code]
+    sign = bits >> (ebits + mbits) & 1
+    field, mantissa = bits >> mbits & ((1 << ebits) - 1), bits & ((1 << mbits) - 1)
+    if kind == "uz" and sign and field == 0 and mantissa == 0:
+        return (1, NAN)  # the code of -0: its sign bit set
+    if kind == "ieee" and field == (1 << ebits) - 1:
+        return (sign, "inf") if mantissa == 0 else (sign, NAN)
+    if kind == "fn" and field == (1 << ebits) - 1 and mantissa == (1 << mbits) - 1:
+        return (sign, NAN)
+    if field == 0:
+        value = Fraction(mantissa, 1 << mbits) * Fraction(2) ** (1 - bias)
+    else:
+        value = (1 + Fraction(mantissa, 1 << mbits)) * Fraction(2) ** (field - bias)
+    return (sign, value)
+
+
+def exact_values(array: np.ndarray) -> list:
+    """Every element of ``array`` exactly: (sign, Fraction | NAN | "inf") for floats, ints for
+    integers, bools for bool."""
+    code = fastbits.spec.datatype_of(array.dtype)
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if not flat.dtype.isnative:
+        flat = flat.astype(flat.dtype.newbyteorder("="))  # the bits below are read in native order
+    if code == spec.DataType.BOOL:
+        return [bool(v) for v in flat]
+    if code in INT_RANGES:
+        return [int(v) for v in flat.astype(np.int64 if code != spec.DataType.UINT64 else np.uint64)]
+    width = spec.bit_width(code)
+    raw = flat.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[flat.dtype.itemsize])
+    return [exact_of_bits(int(b) & ((1 << width) - 1), code) for b in raw]
+
+
+def _floor_log2(q: Fraction) -> int:
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    return e if Fraction(2) ** e <= q else e - 1
+
+
+def round_half_even(q: Fraction) -> int:
+    floor = q.numerator // q.denominator
+    rest = q - floor
+    return floor + (rest > Fraction(1, 2) or (rest == Fraction(1, 2) and floor % 2 == 1))
+
+
+def cast_exact(value, dst, saturate: bool = True, round_mode: str = "up"):
+    """What Cast gives for one value (as :func:`exact_values` states it) into type ``dst``, as
+    the texts state it, and as fastbits' docs decide where they say nothing."""
+    if isinstance(value, bool):
+        value = (0, Fraction(int(value)))
+    if isinstance(value, int):
+        if dst in INT_RANGES:  # discard the higher bits, reinterpret
+            low, high = INT_RANGES[dst]
+            bits = value % (high - low + 1)
+            return bits - (high - low + 1) if bits > high else bits
+        if dst == spec.DataType.BOOL:
+            return value != 0
+        value = (int(value < 0), Fraction(abs(value)))
+    sign, q = value
+    if dst == spec.DataType.BOOL:
+        return q == NAN or q == "inf" or q != 0
+    if dst in INT_RANGES:
+        low, high = INT_RANGES[dst]
+        if q == NAN:
+            return 0
+        if q == "inf":
+            return low if sign else high
+        signed = -q if sign else q
+        n = round_half_even(signed) if high < 16 else int(signed)  # 4 and 2 bits: RNE; else toward 0
+        return min(max(n, low), high)
+    if dst == spec.DataType.FLOAT8E8M0:
+        return _e8m0_exact(q, saturate, round_mode)
+    ebits, mbits, bias, largest, kind = FLOAT_SPECS[dst]
+    saturating = kind == "sat" or (dst in FLOAT8 and saturate)
+    if q == NAN:
+        return (0, largest) if kind == "sat" else (sign if kind != "uz" else 1, NAN)
+    if q == "inf":
+        rounded = None
+    elif q == 0:
+        rounded = Fraction(0)
+    else:
+        exponent = max(_floor_log2(q), 1 - bias)
+        quantum = Fraction(2) ** (exponent - mbits)
+        rounded = round_half_even(q / quantum) * quantum
+    if rounded is None or rounded > largest:
+        if saturating:
+            return (sign, largest)
+        if kind == "ieee":
+            return (sign, "inf")
+        return (1 if kind == "uz" else sign, NAN)
+    if rounded == 0 and (kind == "uz" or dst in (spec.DataType.FLOAT6E2M3, spec.DataType.FLOAT6E3M2)):
+        sign = 0  # no -0 in the FNUZ types; float6.md casts -0 to 0
+    return (sign, rounded)
+
+
+def _e8m0_exact(q, saturate: bool, round_mode: str):
+    """FLOAT8E8M0 (2**-127 .. 2**127, NaN), by magnitude; the power of two ``round_mode`` picks."""
+    if q == NAN:
+        return (0, NAN)
+    if q == "inf":
+        k = 128
+    elif q == 0:
+        k = -128
+    else:
+        k = _floor_log2(q)
+        step = q / Fraction(2) ** k  # in [1, 2)
+        if (round_mode == "up" and step > 1) or (round_mode == "nearest" and step >= Fraction(3, 2)):
+            k += 1
+    if -127 <= k <= 127:
+        return (0, Fraction(2) ** k)
+    if not saturate:
+        return (0, NAN)
+    return (0, Fraction(2) ** (127 if k > 127 else -127))
+
+
+def same_cast_result(got, expected) -> bool:
+    """One element of a cast's result against :func:`cast_exact`'s value: NaN against NaN (its
+    sign too), a zero's sign too."""
+    if isinstance(expected, tuple):
+        return got == expected or (got[1] == NAN and expected[1] == NAN and got[0] == expected[0])
+    return got == expected

@@ -10,6 +10,7 @@ so they cannot disagree on what is allowed.  One concern a module:
   and 28) and BitCast (26): their since-versions, input names and type constraints;
 * ``messages``: dtypes and type lists as the error messages show them;
 * ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
+* ``cast``: Cast's and CastLike's types and attributes, and the float formats Cast writes;
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
 * ``arguments``: the public functions' signatures and the error of a call that does not
@@ -22,6 +23,18 @@ expected.  This package re-exports every public name of its modules.
 
 from .arguments import REQUIRED, SIGNATURES, call_error, public_function, signature
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
+from .cast import (
+    CAST,
+    CAST_LIKE,
+    CAST_SINCE,
+    CAST_T,
+    FLOAT_FORMATS,
+    ROUND_MODES,
+    FloatFormat,
+    check_cast,
+    check_round_mode,
+    check_saturate,
+)
 from .elementwise import (
     ORDERS,
     as_array,
@@ -58,6 +71,16 @@ from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, 
 
 __all__ = [
     "BITCAST",
+    "CAST",
+    "CAST_LIKE",
+    "CAST_SINCE",
+    "CAST_T",
+    "FLOAT_FORMATS",
+    "FloatFormat",
+    "ROUND_MODES",
+    "check_cast",
+    "check_round_mode",
+    "check_saturate",
     "BITCAST_T1",
     "BITCAST_T2",
     "BITSHIFT",

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
+from .cast import CAST, CAST_LIKE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
 __all__ = ["REQUIRED", "SIGNATURES", "call_error", "public_function", "signature"]
@@ -31,6 +32,8 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "bitwise_not": (("x",), {"out": None, "order": "K"}),
     "bitshift": (("x", "y", "direction"), {"out": None, "order": "K"}),
     "bitcast": (("x", "to"), {"copy": False}),
+    "cast": (("x", "to"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
+    "cast_like": (("x", "target_type"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
     "pack": (("x",), {}),
     "unpack": (("data", "to", "shape"), {}),
     "get_num_threads": ((), {}),
@@ -78,6 +81,8 @@ _OPERATORS = {
     "bitwise_not": BITWISE_NOT,
     "bitshift": BITSHIFT,
     "bitcast": BITCAST,
+    "cast": CAST,
+    "cast_like": CAST_LIKE,
 }
 
 

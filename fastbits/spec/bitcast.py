@@ -25,57 +25,59 @@ def _why_not(code: DataType | None) -> str:
             "floats came with IR version 14 (onnx 1.23)")
 
 
-def resolve_to(to: Any) -> DataType:
-    """Resolve BitCast's ``to`` into a :class:`DataType`, T2 or not.
+def resolve_to(to: Any, op: str = BITCAST, allowed: frozenset[DataType] = BITCAST_T2) -> DataType:
+    """Resolve the ``to`` attribute of ``op`` (BitCast, Cast) into a :class:`DataType`, in
+    ``allowed`` (the operator's T2) or not.
 
     ``to`` may be an ONNX code (``6``, ``TensorProto.INT32``), a
     :class:`DataType`, a numpy / ml_dtypes dtype or scalar type, or a name:
     ONNX style first (``"FLOAT"`` is 32 bits, ``"tensor(float)"`` too), then
     numpy style (``"float8_e4m3fn"``, ``"f4"``), case-insensitive.  Raises
     :class:`UnknownDataTypeError` when ``to`` names no ONNX type and
-    :class:`ArgumentTypeError` when it is of no such kind.
+    :class:`ArgumentTypeError` when it is of no such kind; the messages name ``op`` and list
+    ``allowed``.
     """
     if isinstance(to, DataType):
         return to
     if isinstance(to, (bool, np.bool_)):
         raise ArgumentTypeError(
-            f"{BITCAST}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"{op}: attribute 'to' must be an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not the bool {to!r}"
         )
     if isinstance(to, (int, np.integer)):
         try:
             return DataType(int(to))
         except ValueError:
-            *others, last = [f"{int(t)} {t.name}" for t in sorted(set(DataType) - BITCAST_T2)]
+            *others, last = [f"{int(t)} {t.name}" for t in sorted(set(DataType) - allowed)]
             raise UnknownDataTypeError(
-                f"{BITCAST}: attribute 'to' = {int(to)} is not an ONNX data type code; "
-                f"expected one of {_code_ranges(list(BITCAST_T2))} (the TensorProto.DataType "
+                f"{op}: attribute 'to' = {int(to)} is not an ONNX data type code; "
+                f"expected one of {_code_ranges(list(allowed))} (the TensorProto.DataType "
                 f"codes of T2; {', '.join(others)} and {last} are codes too, but not of T2)"
             ) from None
     if isinstance(to, str):
-        return _resolve_name(to)
+        return _resolve_name(to, op, allowed)
     try:
         dtype = np.dtype(to)
     except TypeError:
         raise ArgumentTypeError(
-            f"{BITCAST}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"{op}: attribute 'to' must be an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not {type(to).__name__} {to!r}"
         ) from None
     if to is None:
         raise ArgumentTypeError(
-            f"{BITCAST}: attribute 'to' is required: an ONNX data type (an int code, a "
+            f"{op}: attribute 'to' is required: an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not None"
         )
     code = datatype_of(dtype)
     if code is None:
         raise UnknownDataTypeError(
-            f"{BITCAST}: attribute 'to' = dtype {dtype} has no ONNX data type; "
-            f"expected one of {_allowed(BITCAST_T2)}"
+            f"{op}: attribute 'to' = dtype {dtype} has no ONNX data type; "
+            f"expected one of {_allowed(allowed)}"
         )
     return code
 
 
-def _resolve_name(name: str) -> DataType:
+def _resolve_name(name: str, op: str, allowed: frozenset[DataType]) -> DataType:
     key = name.strip()
     if key.lower().startswith("tensor(") and key.endswith(")"):
         key = key[len("tensor(") : -1]
@@ -91,9 +93,9 @@ def _resolve_name(name: str) -> DataType:
     code = None if dtype is None else datatype_of(dtype)
     if code is None:
         raise UnknownDataTypeError(
-            f"{BITCAST}: attribute 'to' = {name!r} names no ONNX data type; expected "
+            f"{op}: attribute 'to' = {name!r} names no ONNX data type; expected "
             f"an ONNX name such as 'INT32' or 'FLOAT8E4M3FN' or a numpy name such as "
-            f"'int32' or 'float8_e4m3fn'. T2 is {_allowed(BITCAST_T2)}"
+            f"'int32' or 'float8_e4m3fn'. T2 is {_allowed(allowed)}"
         )
     return code
 

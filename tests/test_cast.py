@@ -1,0 +1,349 @@
+"""Cast and CastLike against an exact statement of the spec (tests/support.py: cast_exact, in
+Fractions), on both paths: every code of every type of 16 bits or fewer, the midpoints between
+neighbouring values of every float target and the values beside them, the saturation rows,
+FLOAT8E8M0's three modes, integers from floats and from integers, every ordered pair on values
+both types hold, the texts' own examples, layouts, ``out=`` and the errors."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fastbits
+from fastbits import DataType, spec
+from support import FLOAT8, FLOAT_SPECS, INT_RANGES, NAN, cast_exact, exact_values, same_cast_result
+
+CAST_TYPES = sorted(spec.CAST_T)
+NARROW = [t for t in CAST_TYPES if spec.bit_width(t) <= 16]
+FLOAT_TARGETS = sorted(FLOAT_SPECS) + [DataType.FLOAT8E8M0]
+
+
+def dtype_of(code):
+    return spec.numpy_dtype(code)
+
+
+def every_code(code) -> np.ndarray:
+    """Every value of a type of 16 bits or fewer, once each (its canonical codes)."""
+    width = spec.bit_width(code)
+    if code == DataType.BOOL:
+        return np.array([False, True])
+    raw = np.arange(1 << width, dtype=np.uint16 if width > 8 else np.uint8)
+    if code in (DataType.INT8, DataType.INT16, DataType.UINT8, DataType.UINT16) or code not in INT_RANGES:
+        return raw.view(dtype_of(code)) if raw.itemsize == dtype_of(code).itemsize else raw.astype(np.uint8).view(dtype_of(code))
+    return raw.astype(np.uint8).view(dtype_of(code))  # the 4- and 2-bit integers: their codes
+
+
+def check(ops, x: np.ndarray, dst, saturate=True, round_mode="up"):
+    got = ops.cast(x, dst, saturate=saturate, round_mode=round_mode)
+    assert got.dtype == dtype_of(dst) and got.shape == x.shape
+    for value, result in zip(exact_values(x), exact_values(got)):
+        expected = cast_exact(value, dst, saturate, round_mode)
+        assert same_cast_result(result, expected), (spec.type_string(spec.datatype_of(x.dtype)), dst.name, value,
+                                                     result, expected, saturate, round_mode)
+
+
+# --------------------------------------------------------------------------
+# upcasts: every code of every narrow type, exactly
+
+
+@functools.cache
+def _exact_codes(src) -> tuple[np.ndarray, np.ndarray]:
+    """Every value of ``src`` (:func:`every_code`) exactly, as float64 (each is one) and its
+    sign, from the exact statement (tests/support.py)."""
+    exact = [(int(v < 0), Fraction(abs(int(v)))) if isinstance(v, (bool, int)) else v
+             for v in exact_values(every_code(src))]
+    floats = [np.nan if q == NAN else np.inf if q == "inf" else float(q) for _, q in exact]
+    assert all(q in (NAN, "inf") or Fraction(f) == q for f, (_, q) in zip(floats, exact))  # each exact
+    return np.array(floats) * np.where([s for s, _ in exact], -1.0, 1.0), np.array([s for s, _ in exact], bool)
+
+
+@pytest.mark.parametrize("src", NARROW, ids=lambda t: t.name)
+@pytest.mark.parametrize("dst", [DataType.FLOAT, DataType.DOUBLE], ids=lambda t: t.name)
+def test_every_code_of_every_narrow_type_casts_exactly(ops, src, dst):
+    expected, negative = _exact_codes(src)
+    got = ops.cast(every_code(src), dst)
+    assert got.dtype == dtype_of(dst)
+    got = got.astype(np.float64)  # exact
+    nan = np.isnan(expected)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan], expected[~nan]) and np.array_equal(np.signbit(got), negative)
+
+
+# --------------------------------------------------------------------------
+# float targets: the midpoints between neighbours, and the values beside them
+
+
+def _neighbours_and_midpoints(dst) -> np.ndarray:
+    """float64 values around every tie of ``dst``'s positive finite values (around 2**10 of them,
+    spread over the binades, for the 16- and 32-bit types): each value, the midpoint between it
+    and the next (the largest value's with the next binade included), and the float64s just
+    beside each midpoint; and their negatives."""
+    ebits, mbits, bias, largest, _ = FLOAT_SPECS[dst]
+    positive = 1 << (ebits + mbits)
+    step = max(1, positive >> 10)
+    values, mids = [], []
+    for code in range(0, positive, step):
+        low, high = cast_decode(dst, code)[1], cast_decode(dst, code + 1)[1]
+        if low in (NAN, "inf"):
+            continue
+        if high in (NAN, "inf") or high > largest or code + 1 == positive:  # past the largest value
+            high = largest + (largest - cast_decode(dst, code - 1)[1])
+        values.append(float(low))
+        mids.append(float((low + high) / 2))
+    around = [np.nextafter(m, d) for m in mids for d in (-np.inf, np.inf)]
+    sample = np.array(values + mids + around, np.float64)
+    return np.concatenate([sample, -sample])
+
+
+def cast_decode(code, bits):
+    from support import exact_of_bits
+
+    return exact_of_bits(bits, code)
+
+
+@pytest.mark.parametrize("dst", sorted(set(FLOAT_SPECS) - {DataType.DOUBLE}), ids=lambda t: t.name)
+@pytest.mark.parametrize("saturate", [True, False])
+def test_ties_round_to_even_and_their_neighbours_round_to_nearest(ops, dst, saturate):
+    x = _neighbours_and_midpoints(dst)
+    check(ops, x, dst, saturate)
+    if dst != DataType.FLOAT:
+        with np.errstate(over="ignore"):
+            check(ops, x.astype(np.float32), dst, saturate)  # float32 rounds some first: exact from there
+
+
+@pytest.mark.parametrize("dst", FLOAT_TARGETS, ids=lambda t: t.name)
+@pytest.mark.parametrize("saturate", [True, False])
+def test_specials_subnormals_and_random_floats(ops, dst, saturate):
+    rng = np.random.default_rng(int(dst))
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-324, 1e-45, 1e308, -1e308, 2.0**-127,
+               2.0**-126, 2.0**-128, 2.0**127, 2.0**128, 1.5 * 2.0**127, 65504.0, 65520.0, 448.0, 464.0, 480.0,
+               240.0, 248.0, 57344.0, 61440.0, 6.0, 7.0, 7.5, 7.75, 28.0, 30.0, 0.25, 0.0625, 0.03125]
+    wide = rng.standard_normal(500) * 10.0 ** rng.integers(-45, 40, 500)
+    x = np.concatenate([np.array(special), wide])
+    for mode in ("up", "down", "nearest"):
+        check(ops, x, dst, saturate, mode)
+        if dst != DataType.FLOAT8E8M0:
+            break
+
+
+# --------------------------------------------------------------------------
+# the texts' tables and examples, row by row
+
+
+def _f32(values):
+    return np.array(values, np.float32)
+
+
+def _read(result) -> list:
+    return [v if isinstance(v, (bool, int)) else (-1) ** v[0] * v[1] if v[1] not in (NAN, "inf") else v
+            for v in exact_values(result)]
+
+
+def test_float8_tables_of_the_cast_doc(ops):
+    """Cast-28's two tables: 0, -0, NaN, +-Inf and out of range, each float 8 type, saturate on
+    and off (the Cast doc: Inf into the FNUZ types saturates, where float8.md says NaN)."""
+    x = _f32([0.0, -0.0, np.inf, -np.inf, 1e6, -1e6])
+    maxima = {DataType.FLOAT8E4M3FN: 448, DataType.FLOAT8E4M3FNUZ: 240, DataType.FLOAT8E5M2: 57344,
+              DataType.FLOAT8E5M2FNUZ: 57344}
+    for dst, top in maxima.items():
+        signed_zero = dst in (DataType.FLOAT8E4M3FN, DataType.FLOAT8E5M2)
+        got = exact_values(ops.cast(x, dst))
+        assert got == [(0, 0), (int(signed_zero), 0), (0, top), (1, top), (0, top), (1, top)], dst.name
+        got = exact_values(ops.cast(x, dst, saturate=False))
+        assert got[:2] == [(0, 0), (int(signed_zero), 0)]
+        if dst == DataType.FLOAT8E5M2:
+            assert got[2:] == [(0, "inf"), (1, "inf"), (0, "inf"), (1, "inf")]
+        elif dst == DataType.FLOAT8E4M3FN:
+            assert got[2:] == [(0, NAN), (1, NAN), (0, NAN), (1, NAN)]  # -Inf -> -NaN
+        else:
+            assert got[2:] == [(1, NAN)] * 4  # the one NaN, the code of -0
+    nan = ops.cast(_f32([np.nan, -np.nan]), DataType.FLOAT8E4M3FNUZ, saturate=False).view(np.uint8)
+    assert nan.tolist() == [0x80, 0x80]
+
+
+def test_float4_table():
+    for ops in _paths():
+        got = _read(ops.cast(_f32([6.0, -6.0, 0.0, -0.0, 7.0, -7.0, np.inf, -np.inf, np.nan, 2.5, 5.0]),
+                             DataType.FLOAT4E2M1))
+        assert got[:2] == [6, -6] and exact_values(ops.cast(_f32([0.0, -0.0]), DataType.FLOAT4E2M1)) == [(0, 0), (1, 0)]
+        assert got[4:] == [6, -6, 6, -6, 6, 2, 4]  # 2.5 and 5.0: ties to even
+
+
+def test_float6_examples():
+    """float6.md's downcast examples: 25, -0, inf and nan into both float6 types."""
+    for ops in _paths():
+        x = _f32([25.0, -0.0, np.inf, np.nan])
+        assert exact_values(ops.cast(x, DataType.FLOAT6E2M3)) == [(0, Fraction(15, 2)), (0, 0), (0, Fraction(15, 2)),
+                                                                  (0, Fraction(15, 2))]
+        assert exact_values(ops.cast(x, DataType.FLOAT6E3M2)) == [(0, 24), (0, 0), (0, 28), (0, 28)]
+
+
+def test_e8m0_table_of_the_cast_doc():
+    """Cast's FLOAT8E8M0 table: saturate + up, and non-saturate + nearest."""
+    x = _f32([0.0, np.nan, np.inf, 2.0**127 * 1.5, 2.0**-130])
+    for ops in _paths():
+        up = exact_values(ops.cast(x, DataType.FLOAT8E8M0))
+        assert up == [(0, Fraction(2) ** -127), (0, NAN), (0, Fraction(2) ** 127), (0, Fraction(2) ** 127),
+                      (0, Fraction(2) ** -127)]
+        nearest = exact_values(ops.cast(x, DataType.FLOAT8E8M0, saturate=False, round_mode="nearest"))
+        assert nearest == [(0, NAN)] * 5
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("up", [1, 2, 2, 2, 4, 4]), ("down", [1, 1, 1, 1, 2, 2]), ("nearest", [1, 1, 2, 2, 2, 4])])
+def test_e8m0_round_modes(ops, mode, expected):
+    x = _f32([1.0, 1.25, 1.5, 1.75, 2.5, 3.0])
+    assert [v[1] for v in exact_values(ops.cast(x, DataType.FLOAT8E8M0, round_mode=mode))] == expected
+
+
+def test_int4_and_int2_round_half_to_even(ops):
+    x = _f32([1.5, 2.5, 3.5, -1.5, -2.5, 0.5, -0.5])
+    assert _read(ops.cast(x, DataType.INT4)) == [2, 2, 4, -2, -2, 0, 0]
+    assert _read(ops.cast(x, DataType.INT2)) == [1, 1, 1, -2, -2, 0, 0]  # saturated to [-2, 1]
+    assert _read(ops.cast(x, DataType.UINT2)) == [2, 2, 3, 0, 0, 0, 0]
+
+
+def test_fixed_point_discards_the_higher_bits(ops):
+    """Cast's doc: 200 (int16) -> -56 (int8); the same rule into the 4- and 2-bit types."""
+    assert ops.cast(np.array([200], np.int16), DataType.INT8).tolist() == [-56]
+    assert _read(ops.cast(np.array([200, -9, 17], np.int16), DataType.INT4)) == [-8, 7, 1]
+    assert _read(ops.cast(np.array([2**64 - 1], np.uint64), DataType.INT2)) == [-1]
+
+
+def test_floats_into_integers_truncate_and_saturate(ops):
+    """Toward zero into the 8- to 64-bit types; NaN 0, infinities and out of range saturated
+    (fastbits' choice where the spec says "undefined")."""
+    x = np.array([3.9, -3.9, np.nan, np.inf, -np.inf, 1e300, -1e300, 2.0**63, -(2.0**63), 2.0**64])
+    assert ops.cast(x, DataType.INT8).tolist() == [3, -3, 0, 127, -128, 127, -128, 127, -128, 127]
+    assert ops.cast(x, DataType.UINT8).tolist() == [3, 0, 0, 255, 0, 255, 0, 255, 0, 255]
+    assert ops.cast(x, DataType.INT64).tolist() == [3, -3, 0, 2**63 - 1, -(2**63), 2**63 - 1, -(2**63), 2**63 - 1,
+                                                     -(2**63), 2**63 - 1]
+    assert ops.cast(x, DataType.UINT64).tolist() == [3, 0, 0, 2**64 - 1, 0, 2**64 - 1, 0, 2**63, 0, 2**64 - 1]
+
+
+def test_bool_both_ways(ops):
+    x = np.array([0.0, -0.0, 0.5, np.nan, -np.inf])
+    assert ops.cast(x, DataType.BOOL).tolist() == [False, False, True, True, True]
+    assert ops.cast(np.array([0, -3], np.int8), DataType.BOOL).tolist() == [False, True]
+    for dst in CAST_TYPES:
+        got = exact_values(ops.cast(np.array([False, True]), dst))
+        assert [same_cast_result(g, cast_exact(v, dst)) for g, v in zip(got, [False, True])] == [True, True], dst.name
+
+
+def test_large_integers_round_once(ops):
+    """An int64 beyond 2**53 rounds to bfloat16 and float32 once: through float64 it would hit
+    a tie of the target first and round to even, the wrong way."""
+    x = np.array([2**60 + 2**52 + 1, -(2**60 + 2**52 + 1), 2**63 - 1, -(2**63), 2**24 + 1, 2**53 + 3], np.int64)
+    for dst in (DataType.BFLOAT16, DataType.FLOAT, DataType.DOUBLE, DataType.FLOAT16, DataType.FLOAT8E5M2):
+        check(ops, x, dst)
+    check(ops, np.array([2**64 - 1, 2**63 + 2**39 + 1], np.uint64), DataType.FLOAT)
+    assert ops.cast(x[:1], DataType.BFLOAT16).astype(np.float64).tolist() == [2.0**60 + 2.0**53]
+
+
+# --------------------------------------------------------------------------
+# every ordered pair
+
+
+def _common_values(src, dst) -> list:
+    """Values both types hold exactly: 0, 1, and more where both have them."""
+    candidates = [0, 1, 2, 3, -1, -2, 4, 6, 7, 0.5, -0.5, 1.5, 0.25, 100, -100, 127, 255, 448, 57344]
+    return [v for v in candidates if _holds(src, v) and _holds(dst, v)]
+
+
+def _holds(code, v) -> bool:
+    if code == DataType.BOOL:
+        return v in (0, 1)
+    if code in INT_RANGES:
+        low, high = INT_RANGES[code]
+        return float(v).is_integer() and low <= v <= high
+    if code == DataType.FLOAT8E8M0:
+        return v > 0 and Fraction(v).numerator & (Fraction(v).numerator - 1) == 0 and Fraction(v).denominator in (1, 2, 4)
+    return cast_exact((int(v < 0), abs(Fraction(v))), code) == (int(v < 0), abs(Fraction(v)))
+
+
+@pytest.mark.parametrize("src", CAST_TYPES, ids=lambda t: t.name)
+def test_every_ordered_pair_keeps_the_values_both_types_hold(ops, src):
+    for dst in CAST_TYPES:
+        values = _common_values(src, dst)
+        x = np.array(values, np.float64).astype(dtype_of(src)) if values else np.zeros(0, dtype_of(src))
+        got = ops.cast(x, dst)
+        assert got.dtype == dtype_of(dst)
+        assert np.array_equal(got.astype(np.float64), np.array(values, np.float64)), (src.name, dst.name)
+
+
+# --------------------------------------------------------------------------
+# layouts, out=, order, and CastLike
+
+
+def test_layouts_byte_orders_and_out(ops):
+    base = np.arange(-12.0, 12.0).reshape(4, 6) / 4
+    for x in (base, base.T, base[::-1, ::2], base.astype(">f8"), np.float32(2.5), np.zeros((0, 3))):
+        expected = np.array([cast_exact(v, DataType.INT8) for v in exact_values(np.asarray(x))], np.int8)
+        got = ops.cast(x, DataType.INT8)
+        assert got.shape == np.shape(x) and got.dtype.isnative and got.reshape(-1).tolist() == expected.tolist()
+    read_only = base.copy()
+    read_only.flags.writeable = False
+    assert ops.cast(read_only, "FLOAT16").dtype == np.float16
+    out = np.empty((6, 4), ">i2")
+    assert ops.cast(base.T, DataType.INT16, out=out) is out and out.tolist() == base.T.astype(np.int16).tolist()
+    assert ops.cast(base.T, DataType.INT8).flags.f_contiguous  # "K": the input's layout
+    assert ops.cast(base.T, DataType.INT8, order="C").flags.c_contiguous
+
+
+def test_cast_like_takes_the_target_type(ops):
+    x = np.array([2.5, 3.5, -0.0])
+    assert ops.cast_like(x, np.zeros(3, np.int8)).tolist() == [2, 3, 0]
+    assert ops.cast_like(x, np.zeros(0, ml_dtypes.int4)).astype(np.int8).tolist() == [2, 4, 0]
+    with pytest.raises(fastbits.TypeConstraintError, match="CastLike: .*fastbits leaves strings to onnx"):
+        ops.cast_like(x, np.array(["a"]))
+
+
+# --------------------------------------------------------------------------
+# errors
+
+
+@pytest.mark.parametrize("x, to, kwargs, error, message", [
+    (np.array(["1"]), "INT8", {}, fastbits.TypeConstraintError, "Cast: input 'input' .*leaves strings to onnx"),
+    (np.array([1.0]), "STRING", {}, fastbits.TypeConstraintError, "Cast: attribute 'to' .*leaves strings to onnx"),
+    (np.array([1j]), "INT8", {}, fastbits.TypeConstraintError, "Cast's types have no complex"),
+    (np.array([1.0]), "COMPLEX64", {}, fastbits.TypeConstraintError, "Cast's types have no complex"),
+    (np.array([1.0]), 99, {}, fastbits.UnknownDataTypeError, "Cast: attribute 'to' = 99"),
+    (np.array([1.0]), "int3", {}, fastbits.UnknownDataTypeError, "Cast: attribute 'to' = 'int3'"),
+    (np.array([1.0]), "INT8", {"round_mode": "sideways"}, fastbits.ArgumentValueError, "'round_mode'"),
+    (np.array([1.0]), "INT8", {"round_mode": 1}, fastbits.ArgumentTypeError, "'round_mode'"),
+    (np.array([1.0]), "INT8", {"saturate": 2}, fastbits.ArgumentValueError, "'saturate' must be 1 or 0"),
+    (np.array([1.0]), "INT8", {"saturate": "yes"}, fastbits.ArgumentTypeError, "'saturate'"),
+    (np.array([1.0]), "INT8", {"out": np.empty(1, np.int16)}, fastbits.TypeConstraintError, "'out'"),
+    (np.array([1.0]), "INT8", {"order": "Z"}, fastbits.ArgumentValueError, "order"),
+])
+def test_errors_name_cast_and_what_is_wrong(ops, x, to, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        ops.cast(x, to, **kwargs)
+
+
+def test_a_call_that_does_not_fit_the_signature(ops):
+    with pytest.raises(fastbits.ArgumentTypeError, match=r"cast: missing 'to'; expected cast\(x, to, /, \*"):
+        ops.cast(np.zeros(1))
+    with pytest.raises(fastbits.ArgumentTypeError, match="unexpected keyword argument 'copy'"):
+        ops.cast(np.zeros(1), "INT8", copy=True)
+
+
+def test_round_mode_and_saturate_take_onnx_spellings(ops):
+    x = _f32([1.25])
+    assert ops.cast(x, DataType.FLOAT8E8M0, round_mode=" DOWN ").astype(np.float32).tolist() == [1.0]
+    assert np.isnan(ops.cast(_f32([1e6]), DataType.FLOAT8E4M3FN, saturate=0).astype(np.float32)[0])
+
+
+def _paths():
+    from support import PATHS
+
+    return PATHS.values()
+
+
+def test_every_pair_is_covered():
+    assert len(CAST_TYPES) == 25 and len(list(itertools.product(CAST_TYPES, CAST_TYPES))) == 625
