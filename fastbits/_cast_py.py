@@ -12,9 +12,9 @@ rule, written once:
 * FLOAT8E8M0 (powers of two): the ``round_mode`` and ``saturate`` of Cast's table
   (:func:`_to_e8m0_codes`);
 * an integer from a float: toward zero for the 8- to 64-bit types, to nearest even for the
-  4- and 2-bit ones (int4.md, int2.md); what the spec leaves undefined (NaN, infinities, out
-  of range) is decided in :data:`fastbits.spec` 's docs page and here: NaN gives 0, the rest
-  saturates to the type's range;
+  4- and 2-bit ones (int4.md, int2.md); what the spec leaves undefined is decided once
+  (docs/cast.md): NaN gives 0; infinities and values out of range saturate to an 8- to 64-bit
+  type's range, and give 0 in a 4- or 2-bit type, as onnx's node tests expect;
 * an integer from an integer: the low bits, read in the target's two's complement (Cast's
   "discard higher bits and reinterpret");
 * bool: zero (and -0) is False, everything else True; False and True are 0 and 1.
@@ -76,7 +76,7 @@ def _to_odd_float64(v: np.ndarray) -> np.ndarray:
         shift = (bits - 53).astype(np.uint64)
         kept = m >> shift
         sticky = (m & ((np.uint64(1) << shift) - np.uint64(1))) != 0
-        result[big] = np.ldexp((kept | sticky.astype(np.uint64)).astype(np.float64), shift.astype(np.int64))
+        result[big] = np.ldexp((kept | sticky.astype(np.uint64)).astype(np.float64), shift.astype(np.int32))
     return np.where(negative, -result, result)
 
 
@@ -98,14 +98,14 @@ def _to_float_codes(v: np.ndarray, fmt: spec.FloatFormat, saturate: bool) -> np.
     a = np.where(nan | inf, 0.0, np.abs(v))
     # the quantum of the binade each value falls in (subnormals share the smallest one)
     exponent = np.maximum(np.frexp(a)[1] - 1, fmt.min_exponent)
-    quantum = exponent - fmt.mbits
+    quantum = (exponent - fmt.mbits).astype(np.int32)  # ldexp's exponents: C ints everywhere
     rounded = np.ldexp(np.rint(np.ldexp(a, -quantum)), quantum)  # exact: rint is ties-to-even
     over = rounded > fmt.max
     # the code of a finite rounded value within range
     e2 = np.frexp(rounded)[1] - 1
     normal = (rounded != 0) & (e2 >= fmt.min_exponent)
     field = np.where(normal, e2 + fmt.bias, 0).astype(np.int64)
-    scale = np.where(normal, e2, fmt.min_exponent) - fmt.mbits
+    scale = (np.where(normal, e2, fmt.min_exponent) - fmt.mbits).astype(np.int32)
     mantissa = np.ldexp(rounded, -scale).astype(np.int64) - np.where(normal, 1 << fmt.mbits, 0)
     codes = (field << fmt.mbits | np.where(over, 0, mantissa)).astype(np.uint64)
     # then what is out of range, infinite or NaN
@@ -199,11 +199,12 @@ def _to_integers(v: np.ndarray, src: DataType, dst: DataType) -> np.ndarray:
 
 def _float_to_integers(v: np.ndarray, dst: DataType) -> np.ndarray:
     """Floats as integers of type ``dst``: toward zero (8 to 64 bits) or to nearest even (4 and
-    2 bits); NaN 0, the rest saturated to the type's range."""
+    2 bits); NaN 0; the rest saturated to an 8- to 64-bit type's range, or 0 in a 4- or 2-bit
+    type (onnx's node tests: 8.0 into int4 is 0)."""
     if dst in _SMALL_INTS:
         low, high = _SMALL_INTS[dst]
         whole = np.rint(v)
-        dtype = np.dtype(np.int8)
+        return np.where((whole >= low) & (whole <= high), whole, 0.0).astype(np.int8)  # NaN too
     else:
         info = np.iinfo(spec.numpy_dtype(dst))
         low, high = int(info.min), int(info.max)

@@ -26,7 +26,7 @@ from . import _config, spec
 from ._dispatch import Adapter
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["ADAPTER", "bitcast", "elementwise", "pack", "unpack"]
+__all__ = ["ADAPTER", "bitcast", "cast", "elementwise", "pack", "unpack"]
 
 
 def _is_dask(value: Any) -> bool:
@@ -127,6 +127,22 @@ def bitcast(func: Callable[..., Any], x: Any, to: Any, copy: bool) -> Any:
     dtype = spec.numpy_dtype(dst)
     return da.map_blocks(_task, func, _task_threads(), x, dst, copy=copy, dtype=dtype,
                          meta=np.empty((0,) * x.ndim, dtype), token="bitcast")
+
+
+def cast(func: Callable[..., Any], x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, order: Any,
+         op: str = spec.CAST) -> Any:
+    """``func(block, to, saturate=..., round_mode=...)`` on each block of dask array ``x`` (Cast
+    is elementwise: any chunks work); the attributes checked first, as the eager call does."""
+    import dask.array as da
+
+    _refuse_out(op, out)
+    spec.check_order(op, order)
+    saturate, round_mode = spec.check_saturate(op, saturate), spec.check_round_mode(op, round_mode)
+    _, dst = spec.check_cast(op, x.dtype, to)
+    dtype = spec.numpy_dtype(dst)
+    target = dst if op == spec.CAST else np.empty(0, dtype)  # CastLike's eager call reads a dtype
+    return da.map_blocks(_task, func, _task_threads(), x, target, saturate=saturate, round_mode=round_mode,
+                         dtype=dtype, meta=np.empty((0,) * x.ndim, dtype), token=op.lower())
 
 
 def _group(code: spec.DataType) -> tuple[int, int, str]:
@@ -235,6 +251,13 @@ def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
         return elementwise(func, _ELEMENTWISE[name], args, kwargs.get("out"), order=kwargs.get("order", "K"))
     if name == "bitcast":
         return bitcast(func, *args, spec.check_copy(spec.BITCAST, kwargs.get("copy", False)))
+    if name in ("cast", "cast_like"):
+        x, to = args
+        op = spec.CAST
+        if name == "cast_like":  # the target's dtype: a dask array's, or any array's
+            op, to = spec.CAST_LIKE, spec.as_array(spec.CAST_LIKE, to, "target_type", spec.CAST_T).dtype
+        return cast(func, x, to, kwargs.get("saturate", True), kwargs.get("round_mode", "up"), kwargs.get("out"),
+                    kwargs.get("order", "K"), op)
     if name == "pack":
         return pack(func, *args)
     return unpack(func, *args)

@@ -4,7 +4,9 @@
 * ONNX's node tests of BitwiseOr, BitwiseXor, BitwiseNot (opset 18) and BitShift (its 28
   node tests as BitShift-28, the 8 of unsigned types as BitShift-11 too), under their names;
 * a pack / unpack round trip of each sub-byte type (the 6-bit floats too) against the bytes
-  ONNX stores it as.
+  ONNX stores it as;
+* Cast into each family of targets, the examples and table rows of Cast-28's doc and of onnx's
+  pages on the narrow types (int4.md, float4.md, float6.md).
 
 The tests run each one under its own name.  BitCast, BitShift and pack examples carry
 their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
@@ -21,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import spec
-from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
+from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST
 
 #: The round trip of a sub-byte type: ``pack``, then ``unpack`` back.
 PACK_UNPACK = "pack/unpack"
@@ -33,6 +35,7 @@ FUNCTIONS = {
     BITWISE_NOT: "bitwise_not",
     BITSHIFT: "bitshift",
     BITCAST: "bitcast",
+    CAST: "cast",
     PACK_UNPACK: "pack",
 }
 
@@ -89,6 +92,8 @@ class Example:
         """
         if result.dtype != self.expected.dtype or result.shape != self.expected.shape:
             return False
+        if self.op == CAST:  # bit for bit: the sign of a zero, the code of a NaN
+            return result.tobytes() == self.expected.tobytes()
         if self.expected.dtype.kind == "f":
             return bool(np.allclose(result, self.expected, rtol=1e-8, atol=0.0))
         return bool(np.array_equal(result, self.expected))
@@ -135,6 +140,12 @@ def _pack(code: spec.DataType, values: list[float], packed: list[int]) -> Exampl
     ``onnx.numpy_helper.from_array`` puts in ``raw_data``) and unpack back."""
     x = np.array(values, spec.numpy_dtype(code))
     return Example(f"{code.name.lower()}_round_trip", PACK_UNPACK, (x,), np.array(packed, np.uint8))
+
+def _cast(name: str, x: list[float], x_dtype: str, to: spec.DataType, y: list[float]) -> Example:
+    """Cast of ``x`` to ``to``: ``y``, values ``to`` holds exactly (its bits from ml_dtypes)."""
+    return Example(name, CAST, (np.array(x, x_dtype),), np.array(y, np.float64).astype(spec.numpy_dtype(to)),
+                   {"to": int(to)})
+
 
 EXAMPLES: tuple[Example, ...] = (
     # BitwiseAnd-18
@@ -264,4 +275,20 @@ EXAMPLES: tuple[Example, ...] = (
           [64, 128, 124, 224, 201, 254, 21]),
     _pack(spec.DataType.FLOAT6E3M2, [0.0, 0.0625, 1.0, 28.0, -0.0, -0.1875, -3.5, -28.0, 0.25, 5.0],
           [64, 192, 124, 224, 56, 255, 68, 5]),
+    # Cast: one example of each family of targets, from the texts
+    _cast("int4.md: to nearest, ties to even", [1.5, 2.5, 3.5, -1.5, -2.5], "float32", spec.DataType.INT4,
+          [2, 2, 4, -2, -2]),
+    _cast("Cast: 200 (int16) is -56 (int8)", [200], "int16", spec.DataType.INT8, [-56]),
+    _cast("Cast: float 8, saturated", [500.0, float("inf"), float("-inf"), 0.5, -0.0], "float32",
+          spec.DataType.FLOAT8E4M3FN, [448.0, 448.0, -448.0, 0.5, -0.0]),
+    _cast("float4.md: saturated, NaN to 6", [float("nan"), 7.0, -7.0, 2.5, -0.0], "float32",
+          spec.DataType.FLOAT4E2M1, [6.0, 6.0, -6.0, 2.0, -0.0]),
+    _cast("float6.md: E2M3", [25.0, -0.0, float("inf"), float("nan")], "float32", spec.DataType.FLOAT6E2M3,
+          [7.5, 0.0, 7.5, 7.5]),
+    _cast("float6.md: E3M2", [25.0, -0.0, float("inf"), float("nan")], "float32", spec.DataType.FLOAT6E3M2,
+          [24.0, 0.0, 28.0, 28.0]),
+    _cast("Cast: FLOAT8E8M0, saturate, up", [float("inf"), 3.0, 0.0], "float32", spec.DataType.FLOAT8E8M0,
+          [2.0**127, 4.0, 2.0**-127]),
+    _cast("Cast: float to float16, ties to even", [1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 1e5], "float64",
+          spec.DataType.FLOAT16, [1.0, 1.0 + 2.0**-9, float("inf")]),
 )

@@ -4,15 +4,20 @@
 >>> sess = onnx.reference.ReferenceEvaluator(model, new_ops=fastbits.onnx_ops.OPS)  # doctest: +SKIP
 
 The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
-``BitwiseNot``, ``BitShift`` and ``BitCast`` node of the default domain with
-fastbits' kernels, and every other node with its own.  It matches ``new_ops``
+``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast`` and ``CastLike`` node of the
+default domain with fastbits' kernels, and every other node with its own (a
+Cast from or to string goes to onnx's own Cast: fastbits leaves strings to onnx).  It matches ``new_ops``
 to nodes by ``(op_domain, class name)`` only, whatever the model's opset, so
 the classes check the opset themselves: a node is refused, with a
 ``RuntimeError``, when the operator does not exist in the model's opset
-(BitCast before 26, the Bitwise operators before 18, BitShift before 11) or
+(BitCast before 26, the Bitwise operators before 18, BitShift before 11, Cast
+before 6, CastLike before 15) or
 when the installed onnx knows a later version of it than the ones fastbits
 implements.  In a model whose opset is 11 to 27, BitShift is BitShift-11,
-which refuses signed types (:class:`~fastbits.TypeConstraintError`).
+which refuses signed types (:class:`~fastbits.TypeConstraintError`); Cast and
+CastLike refuse a type their version in the model does not take (float 8 before
+opset 19, int4 before 21, float4e2m1 before 23, float8e8m0 before 24, int2
+before 25, the float 6 types before 28).
 
 Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
 raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
@@ -56,10 +61,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
         f"install it with: {_EXTRA}"
     ) from exc
 
-from . import _ops, spec
-from .errors import FastbitsError
+import inspect  # noqa: E402
 
-__all__ = ["OPS", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor"]
+from onnx.reference.ops.op_cast import cast_to as _onnx_cast_to  # noqa: E402
+
+from . import _ops, spec  # noqa: E402
+from .errors import FastbitsError  # noqa: E402
+
+__all__ = ["OPS", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
+           "CastLike"]
 
 
 def _schema(op: str, since: int | None = None) -> Any:
@@ -233,5 +243,67 @@ class BitCast(_FastbitsOp):
         return (_ops.bitcast(x, to, copy=True),)
 
 
+def _latest_schema(op: str, implemented: tuple[int, ...]) -> Any:
+    """The latest version of ``op`` in the installed onnx, among the ones fastbits implements."""
+    schema = onnx.defs.get_schema(op, max(implemented), "")
+    if schema.since_version not in implemented:
+        raise ImportError(f"fastbits.onnx_ops: onnx {onnx.__version__} has {op}-{schema.since_version}, "
+                          f"which fastbits does not implement: {_EXTRA}")
+    return schema
+
+
+#: The versions of Cast and CastLike (their since-versions in onnx 1.23) fastbits implements.
+_CAST_VERSIONS = (6, 9, 13, 19, 21, 23, 24, 25, 28)
+_CAST_LIKE_VERSIONS = (15, 19, 21, 23, 24, 25)
+_ONNX_CAST_TAKES_ROUND_MODE = "round_mode" in inspect.signature(_onnx_cast_to).parameters
+
+
+def _cast(node: _FastbitsOp, x: Any, to: Any, like: Any, saturate: Any, round_mode: Any) -> Any:
+    """Cast (``like`` None) or CastLike of one node: fastbits' for every type but string,
+    onnx's own Cast where the input or the target is a string."""
+    op = node.op_schema.name
+    saturate = 1 if saturate is None else saturate
+    round_mode = "up" if round_mode is None else round_mode
+    x = spec.as_array(op, x, "input", spec.CAST_T)
+    if like is not None:
+        like = spec.as_array(op, like, "target_type", spec.CAST_T)
+        to = like.dtype
+    if x.dtype.kind in "OSU" or (like is not None and like.dtype.kind in "OSU") or to == spec.DataType.STRING:
+        code = int(spec.resolve_to(to, op, spec.CAST_T | {spec.DataType.STRING}))
+        args = (round_mode,) if _ONNX_CAST_TAKES_ROUND_MODE else ()
+        return _onnx_cast_to(x, code, bool(saturate), *args)
+    src, dst = spec.check_cast(op, x.dtype, to)
+    spec.check_cast_version(op, node.version, src, dst)
+    if like is not None:
+        return _ops.cast_like(x, like, saturate=saturate, round_mode=round_mode)
+    return _ops.cast(x, to, saturate=saturate, round_mode=round_mode)
+
+
+class Cast(_FastbitsOp):
+    """ONNX Cast (Cast-6 to Cast-28) with :func:`fastbits.cast`.
+
+    ``to``, ``saturate`` and ``round_mode`` are the node's attributes.  A type the model's Cast
+    version does not take is refused (:class:`~fastbits.TypeConstraintError`); a string input
+    or target runs onnx's own Cast.
+    """
+
+    op_schema = _latest_schema(spec.CAST, _CAST_VERSIONS)
+    versions = tuple(v for v in _CAST_VERSIONS if v <= _latest_schema(spec.CAST, _CAST_VERSIONS).since_version)
+
+    def _run(self, x: Any, saturate: Any = None, to: Any = None, round_mode: Any = None) -> tuple[Any]:  # type: ignore[override]
+        return (_cast(self, x, to, None, saturate, round_mode),)
+
+
+class CastLike(_FastbitsOp):
+    """ONNX CastLike (CastLike-15 to CastLike-25) with :func:`fastbits.cast_like` (as :class:`Cast`)."""
+
+    op_schema = _latest_schema(spec.CAST_LIKE, _CAST_LIKE_VERSIONS)
+    versions = tuple(v for v in _CAST_LIKE_VERSIONS
+                     if v <= _latest_schema(spec.CAST_LIKE, _CAST_LIKE_VERSIONS).since_version)
+
+    def _run(self, x: Any, target_type: Any, saturate: Any = None, round_mode: Any = None) -> tuple[Any]:  # type: ignore[override]
+        return (_cast(self, x, None, target_type, saturate, round_mode),)
+
+
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
-OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast]
+OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike]

@@ -1,5 +1,7 @@
 """Fuzz the public functions with arbitrary bytes, shapes, strides, dtypes, ``to`` and
-``direction`` values: bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast.
+``direction`` values: bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast,
+and cast (arbitrary bytes hold NaNs, infinities and values out of every range), with
+arbitrary ``saturate`` and ``round_mode``.
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
 BitwiseAnd, Or, Xor and Not equal to numpy, BitShift equal to a reference written from
@@ -24,8 +26,8 @@ import ml_dtypes
 import numpy as np
 
 import fastbits
+from fastbits import _ops, spec
 from fastbits import _ops_py as pure
-from fastbits import spec
 
 try:
     from fastbits import _ops_c as compiled
@@ -52,6 +54,9 @@ JUNK = [None, "abc", 1.5, [1, 2, 3], [[1], [2, 3]], object(), {"a": 1}, b"xy", 3
 INTEGER_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift"]
 NUMPY_OPS = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
              "bitwise_not": np.invert}
+CAST_TO = [*sorted(spec.CAST_T)] * 3 + ["STRING", "COMPLEX64", 99, "int3", None]
+SATURATES = [True, False] * 4 + [0, 1, 2, None, "yes"]
+ROUND_MODES = ["up", "down", "nearest"] * 3 + ["UP", " nearest ", "sideways", None, 1]
 DIRECTIONS = ["LEFT", "RIGHT"] * 4 + ["left", "Right", " RIGHT ", b"LEFT", "UP", "", None, 1, "LEFT\x00", b"\xff"]
 
 
@@ -184,7 +189,19 @@ def check_one(data: bytes) -> None:
     """Run one fuzz input through every available path; raise AssertionError on a finding."""
     src = Bytes(data)
     paths = [pure] + ([compiled] if compiled is not None else [])
-    if src.byte() % 2 == 0:
+    branch = src.byte() % 3
+    if branch == 2:
+        x = _array(src, src.pick(DTYPES))
+        to, saturate, round_mode = src.pick(CAST_TO), src.pick(SATURATES), src.pick(ROUND_MODES)
+        casts = [_ops.load("python").cast] + ([_ops.load("cython").cast] if compiled is not None else [])
+        outcomes = [_outcome(cast, x, to, saturate=saturate, round_mode=round_mode) for cast in casts]
+        for other in outcomes[1:]:
+            _same(outcomes[0], other, ("cast", data))
+        kind, value = outcomes[0]
+        if kind == "ok":
+            assert value.shape == x.shape and value.dtype == spec.numpy_dtype(spec.resolve_to(to)), ("cast", data)
+        return
+    if branch == 0:
         op = src.pick(INTEGER_OPS)
         dtype = src.pick(INT_DTYPES) if src.byte() % 4 else src.pick(DTYPES)
         operands = [_operand(src, dtype)] if op == "bitwise_not" else [_operand(src, dtype), _operand(src, dtype)]
@@ -229,7 +246,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
-    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast), paths: python"
+    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast), paths: python"
           + (", cython" if compiled else ""))
     if args.atheris:
         import atheris

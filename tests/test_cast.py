@@ -204,8 +204,11 @@ def test_e8m0_round_modes(ops, mode, expected):
 def test_int4_and_int2_round_half_to_even(ops):
     x = _f32([1.5, 2.5, 3.5, -1.5, -2.5, 0.5, -0.5])
     assert _read(ops.cast(x, DataType.INT4)) == [2, 2, 4, -2, -2, 0, 0]
-    assert _read(ops.cast(x, DataType.INT2)) == [1, 1, 1, -2, -2, 0, 0]  # saturated to [-2, 1]
-    assert _read(ops.cast(x, DataType.UINT2)) == [2, 2, 3, 0, 0, 0, 0]
+    assert _read(ops.cast(x, DataType.INT2)) == [0, 0, 0, -2, -2, 0, 0]  # 2 and 4 are out of [-2, 1]: 0
+    assert _read(ops.cast(x, DataType.UINT2)) == [2, 2, 0, 0, 0, 0, 0]
+    # out of range, as onnx's test_cast_FLOAT_to_INT4 and _INT2 expect: 0
+    assert _read(ops.cast(_f32([-9.0, 8.0, 15.0, np.inf, -np.inf, np.nan, 7.5]), DataType.INT4)) == [0] * 6 + [0]
+    assert _read(ops.cast(_f32([-3.0, 2.0, 1.4]), DataType.INT2)) == [0, 0, 1]
 
 
 def test_fixed_point_discards_the_higher_bits(ops):

@@ -158,6 +158,29 @@ def test_bitcast_equals_eager(ops, compute, copy):
         assert_same_bits(got, expected, context=(x.dtype, dst))
 
 
+def test_cast_and_cast_like_equal_eager(ops, compute):
+    x = np.concatenate([np.linspace(-20, 20, 50), [np.nan, np.inf, -0.0, 2.5, 3.5]]).reshape(5, 11)
+    targets = [spec.DataType.INT4, spec.DataType.FLOAT8E4M3FN, spec.DataType.FLOAT8E8M0, spec.DataType.UINT8]
+    cases = [(dst, ops.cast(lazy(x, (2, 4)), dst, saturate=False, round_mode="nearest")) for dst in targets]
+    like = ops.cast_like(lazy(x.astype(">f4"), (3, 5)), np.zeros(0, np.int16))
+    results = compute(*[result for _, result in cases], like)
+    for (dst, _), got in zip(cases, results):
+        assert_same_bits(got, ops.cast(x, dst, saturate=False, round_mode="nearest"), context=dst)
+    assert_same_bits(results[-1], ops.cast_like(x.astype(">f4"), np.zeros(0, np.int16)))
+
+
+def test_cast_errors_are_the_eager_ones(ops):
+    x = lazy(np.zeros(4), 2)
+    for kwargs, error in (({"round_mode": "sideways"}, fastbits.ArgumentValueError),
+                          ({"saturate": 2}, fastbits.ArgumentValueError)):
+        with pytest.raises(error, match="Cast: attribute"):
+            ops.cast(x, "INT8", **kwargs)
+    with pytest.raises(fastbits.TypeConstraintError, match="leaves strings to onnx"):
+        ops.cast(x, "STRING")
+    with pytest.raises(fastbits.ArgumentTypeError, match="'out' cannot be given with a dask array"):
+        ops.cast(x, "INT8", out=np.empty(4, np.int8))
+
+
 @pytest.mark.parametrize("copy", [False, True])
 def test_bitcast_keeps_copy_per_block(ops, copy):
     """A block is a view of the input block where the eager call makes a view."""

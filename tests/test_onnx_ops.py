@@ -52,7 +52,7 @@ class _Counting:
         return self.kernel(*args, **kwargs)
 
 
-KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast")
+KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast", "cast", "cast_like")
 
 #: The installed onnx has BitShift-28 (onnx 1.23, opset 28): signed BitShift node tests.
 HAS_BITSHIFT_28 = onnx.defs.onnx_opset_version() >= 28
@@ -162,7 +162,27 @@ OFFICIAL_KERNEL = {
     "test_bitwise_xor": "bitwise_xor",
     "test_bitwise_not": "bitwise_not",
     "test_bitshift": "bitshift",
+    "test_cast_": "cast",
+    "test_castlike_": "cast_like",
 }
+#: onnx's node tests whose data departs from the spec's text, and fastbits follows the text:
+#: they must fail, on exactly that, until onnx's data changes.
+EXPECTED_DIFFERENCES = {
+    **{f"test_{op}_{src}_to_FLOAT4E2M1{suffix}_cpu": "NaN into FLOAT4E2M1 is 6 (float4.md); the data has -0"
+       for op in ("cast", "castlike") for src in ("FLOAT", "FLOAT16")
+       for suffix in (("", "_expanded") if op == "castlike" else ("",))},
+}
+
+
+def _expected_kernel(name):
+    """The kernel a node test must run: none for a string Cast (onnx's own runs it); Cast's for
+    an expanded CastLike (its model is a Cast node)."""
+    if "STRING" in name:
+        return None
+    if name.startswith("test_castlike_") and "_expanded" in name:
+        return "cast"
+    (op,) = [kernel for prefix, kernel in OFFICIAL_KERNEL.items() if name.startswith(prefix)]
+    return op
 
 
 def _official_cases():
@@ -202,10 +222,18 @@ def test_official_node_test(name, kernels):
     result = unittest.TestResult()
     OFFICIAL_CASES[name](name).run(result)
     problems = [text for _, text in result.errors + result.failures]
+    if name in EXPECTED_DIFFERENCES:
+        if not problems:
+            pytest.skip(f"onnx's data now follows the spec ({EXPECTED_DIFFERENCES[name]}): drop the difference")
+        assert len(problems) == 1 and "Mismatched elements: 1 " in problems[0], problems
+        return
     assert not problems, "\n".join(problems)
     assert not result.skipped, result.skipped
     assert result.testsRun == 1
-    (op,) = [kernel for prefix, kernel in OFFICIAL_KERNEL.items() if name.startswith(prefix)]
+    op = _expected_kernel(name)
+    if op is None:
+        assert sum(counter.calls for counter in kernels.values()) == 0  # strings are onnx's
+        return
     assert kernels[op].calls >= 1, "the node test did not run fastbits' kernel"
     assert sum(counter.calls for counter in kernels.values()) == kernels[op].calls  # and no other
 
@@ -223,7 +251,7 @@ def test_ops_list_and_versions():
         (onnx_ops.BitShift, spec.BITSHIFT),
         (onnx_ops.BitCast, spec.BITCAST),
     ]
-    assert onnx_ops.OPS == [cls for cls, _ in expected]
+    assert onnx_ops.OPS[: len(expected)] == [cls for cls, _ in expected]
     for cls, op in expected:
         assert cls.op_domain == ""
         assert cls.__name__ == op  # the evaluator matches new_ops by class name
@@ -234,6 +262,13 @@ def test_ops_list_and_versions():
             assert cls.op_schema.since_version == spec.SINCE_VERSION[op]
     if HAS_BITSHIFT_28:
         assert onnx_ops.BitShift.versions == (11, 28)
+    # Cast and CastLike: the latest version the installed onnx has, and every earlier one
+    assert onnx_ops.OPS[len(expected):] == [onnx_ops.Cast, onnx_ops.CastLike]
+    for cls, op, versions in ((onnx_ops.Cast, spec.CAST, (6, 9, 13, 19, 21, 23, 24, 25, 28)),
+                              (onnx_ops.CastLike, spec.CAST_LIKE, (15, 19, 21, 23, 24, 25))):
+        assert cls.__name__ == cls.op_schema.name == op and cls.op_domain == ""
+        assert cls.versions == tuple(v for v in versions if v <= cls.op_schema.since_version)
+        assert cls.op_schema.since_version == onnx.defs.get_schema(op, max(versions)).since_version
 
 
 def test_evaluator_runs_fastbits_kernels(kernels):

@@ -10,6 +10,7 @@ import tempfile
 import pytest
 
 import fastbits
+from fastbits._examples import EXAMPLES
 
 from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe, run_python
 
@@ -143,16 +144,16 @@ def test_main_job_passes():
     # the same environment, so the same outcome: a warning only for a fallback nobody asked for
     assert ("WARNING" in result.stderr) == (fastbits._ops.FALLBACK_REASON is not None)
     assert "threads: " in out and "numpy: " in out and "ml_dtypes: " in out
-    assert out.count("PASS") == 72 and "FAIL" not in out
-    assert "72 passed, 0 failed" in out
+    assert out.count("PASS") == len(EXAMPLES) == 80 and "FAIL" not in out
+    assert f"{len(EXAMPLES)} passed, 0 failed" in out
     # one table, grouped by operator: each operator's rows together, in this order
     table = [line.split()[0] for line in out.splitlines() if line.endswith("PASS")]
     groups = [op for i, op in enumerate(table) if i == 0 or table[i - 1] != op]
     assert groups == ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift-11", "BitShift-28",
-                      "BitCast", "pack/unpack"]
+                      "BitCast", "pack/unpack", "Cast"]
     assert {op: table.count(op) for op in groups} == {
         "BitwiseAnd": 4, "BitwiseOr": 4, "BitwiseXor": 4, "BitwiseNot": 3, "BitShift-11": 8, "BitShift-28": 28,
-        "BitCast": 14, "pack/unpack": 7}
+        "BitCast": 14, "pack/unpack": 7, "Cast": 8}
 
 
 def test_main_job_reports_failures(monkeypatch, capsys):
@@ -161,7 +162,7 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     monkeypatch.setattr(main.fastbits, "bitcast", lambda x, to: x)  # wrong: no reinterpretation
     assert main.main([]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "58 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
+    assert "FAIL" in out and "66 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
 
 
 @pytest.mark.parametrize("name, wrong, failed", [
@@ -171,6 +172,7 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     ("pack", lambda x: x.view("uint8"), 7),
     ("unpack", lambda data, to, shape: fastbits.unpack(bytes(len(data)), to, shape), 7),
     ("bitwise_or", lambda a, b: 1 / 0, 4),
+    ("cast", lambda x, to: x, 8),
 ])
 def test_main_job_reports_any_operator_failing(monkeypatch, capsys, name, wrong, failed):
     """A wrong result, or an exception, of any operator fails its rows and the exit status."""
@@ -179,7 +181,7 @@ def test_main_job_reports_any_operator_failing(monkeypatch, capsys, name, wrong,
     monkeypatch.setattr(main.fastbits, name, wrong)
     assert main.main([]) == 1
     out = capsys.readouterr().out
-    assert out.count("  FAIL") == failed and f"{72 - failed} passed, {failed} failed" in out
+    assert out.count("  FAIL") == failed and f"{len(EXAMPLES) - failed} passed, {failed} failed" in out
 
 
 def test_main_job_asked_for_pure_path_does_not_warn():
@@ -188,7 +190,7 @@ def test_main_job_asked_for_pure_path_does_not_warn():
     assert "backend: python (FASTBITS_PURE_PYTHON is set)\n" in result.stdout
     assert f"imported from: {LOCATION}\n" in result.stdout
     assert "WARNING" not in result.stderr and "never built" not in result.stdout
-    assert "72 passed, 0 failed" in result.stdout
+    assert f"{len(EXAMPLES)} passed, 0 failed" in result.stdout
 
 
 def test_main_job_warns_when_the_kernels_were_never_built():
@@ -198,7 +200,7 @@ def test_main_job_warns_when_the_kernels_were_never_built():
     assert result.returncode == 0, result.stdout + result.stderr
     assert "backend: python (the compiled kernels were never built)\n" in result.stdout
     assert f"imported from: {LOCATION}\n" in result.stdout
-    assert "72 passed, 0 failed" in result.stdout
+    assert f"{len(EXAMPLES)} passed, 0 failed" in result.stdout
     warning = " ".join(result.stderr.split())  # unwrapped
     assert warning.startswith("WARNING: fastbits is running its slow pure-Python path")
     assert "never built (import of fastbits._ops_c halted; None in sys.modules)" in warning

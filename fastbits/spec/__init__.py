@@ -32,6 +32,7 @@ from .cast import (
     ROUND_MODES,
     FloatFormat,
     check_cast,
+    check_cast_version,
     check_round_mode,
     check_saturate,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "FloatFormat",
     "ROUND_MODES",
     "check_cast",
+    "check_cast_version",
     "check_round_mode",
     "check_saturate",
     "BITCAST_T1",

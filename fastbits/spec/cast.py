@@ -20,7 +20,7 @@ from .types import DataType, datatype_of, type_string
 
 __all__ = [
     "CAST", "CAST_LIKE", "CAST_SINCE", "CAST_T", "FLOAT_FORMATS", "FloatFormat", "ROUND_MODES", "check_cast",
-    "check_round_mode", "check_saturate",
+    "check_cast_version", "check_round_mode", "check_saturate",
 ]
 
 CAST = "Cast"
@@ -147,3 +147,13 @@ def check_round_mode(op: str, round_mode: Any) -> str:
         raise ArgumentValueError(f"{op}: attribute 'round_mode' must be one of 'up', 'down' or 'nearest', "
                                  f"not {round_mode!r}")
     return mode
+
+
+def check_cast_version(op: str, version: int, src: DataType, dst: DataType) -> None:
+    """Refuse a type that ``op``'s version ``version`` (Cast-6 ... 28, CastLike-15 ... 25) does
+    not take: each arrived in the version :data:`CAST_SINCE` names."""
+    for what, code in (("input 'input'", src), ("the output type", dst)):
+        if CAST_SINCE[code] > version:
+            raise TypeConstraintError(
+                f"{op}: {what} is {type_string(code)}, which {op}-{version} does not take: it is in "
+                f"{op}'s types from Cast-{CAST_SINCE[code]} on (a model of that opset or later)")
