@@ -22,6 +22,10 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 F32 = TensorProto.FLOAT
 
+# warnings.catch_warnings (around onnx's evaluator) is process-wide: pytest-run-parallel runs
+# these on one thread.
+pytestmark = pytest.mark.thread_unsafe
+
 
 def reference_cast(x: np.ndarray, src: int, to: int, **attributes) -> np.ndarray:
     node = helper.make_node("Cast", ["x"], ["y"], to=to, **attributes)
