@@ -1,5 +1,6 @@
 """ONNX Cast and CastLike, the readable reference: every value of every non-string type into
-every other, as Cast-28's doc and onnx's pages on the narrow types state it.
+every other, as Cast-28's doc and onnx's pages on the narrow types state it.  The compiled
+``cast`` looks one-byte sources up in tables of their 256 results, which this module computes.
 
 A value goes through one exact intermediate: a float64 for a float source (every value of
 every ONNX float type is a float64) and for an integer source that fits in 53 bits; the

@@ -85,6 +85,7 @@ cdef extern from "_c/loops.h":
         FB_OP_SAR
         FB_OP_NOT
         FB_OP_COPY
+        FB_OP_LOOKUP
     ctypedef struct fb_kernel:
         int op
         int width

@@ -52,7 +52,7 @@ cdef extern from "Python.h":
 
 
 cdef enum:
-    MAX_KEYWORDS = 2     # keyword-only parameters of a public function (out and order)
+    MAX_KEYWORDS = 4     # keyword-only parameters of a public function (cast: saturate, round_mode, out, order)
 
 
 # A public function's two paths, given its positional arguments and its keyword-only ones'

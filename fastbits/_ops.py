@@ -56,7 +56,7 @@ _OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshi
 def load(name: str) -> Path:
     """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
     do not load."""
-    # Cast runs its reference on both paths until its kernels are compiled.
+    # Cast: the compiled entry looks one-byte sources up in a table, the rest is the reference.
     from . import _cast_py as casting
 
     if name == "cython":
@@ -67,7 +67,8 @@ def load(name: str) -> Path:
         from . import _ops_py as ops, _packing_py as packing, _runtime_py as runtime
 
         gate = _dispatch.gate
-    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), _dispatch.gate(casting.cast),
+    cast = gate(ops.cast) if name == "cython" else _dispatch.gate(casting.cast)
+    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), cast,
                 _dispatch.gate(casting.cast_like), gate(packing.pack), gate(packing.unpack),
                 runtime.get_num_threads, runtime.set_num_threads, runtime)
 

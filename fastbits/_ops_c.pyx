@@ -27,9 +27,10 @@ import sys
 
 import numpy as np
 
-from . import _ops_py, spec
+from . import _cast_py, _ops_py, spec
 from ._clib cimport (
-    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR, FB_ORDER_A,
+    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
+    FB_ORDER_A,
     FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
     fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
     fb_operand, fb_plan, fb_published,
@@ -42,7 +43,7 @@ from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWI
 
 cnp.import_array()
 
-__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor"]
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast"]
 
 
 cdef extern from "numpy/arrayobject.h":
@@ -498,6 +499,91 @@ cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
 
 
 # ---------------------------------------------------------------------------
+# Cast from a type of 8 bits or fewer: its 256 results are a table, which the engine looks each
+# byte up in (FB_OP_LOOKUP).  The pure reference (_cast_py) computes each table once, for its
+# (source, target, saturate, round_mode), at the first call that needs it; every other Cast is
+# the reference's.
+
+cdef dict _CAST_TABLES = {}           # (src, dst, saturate, round mode) -> 256 results, native
+cdef dict _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
+cdef PyObject* _K = <PyObject*>"K"
+
+
+cdef object _cast_table(cnp.ndarray X, object to, PyObject** options):
+    """The table of a call the lookup takes (a base-class ndarray of one-byte elements; saturate
+    True or False; round_mode as spelled in ROUND_MODES; no out; order "K"), else None."""
+    cdef int t = cnp.PyArray_TYPE(X), src, dst
+    saturate, mode = <object>options[0], <object>options[1]
+    if (cnp.PyArray_ITEMSIZE(X) != 1 or options[2] != <PyObject*>None or options[3] != _K
+            or not (saturate is True or saturate is False) or type(mode) is not str):
+        return None
+    if not (0 <= t < (NUM_DTYPES if fb_published(&T.ml_ready) else NPY_USERDEF)):
+        return None
+    src = T.code[t]
+    dst = to_code(to)
+    if src < 0 or dst < 0:
+        return None
+    return _CAST_TABLES.get((src, dst, saturate, _ROUND_MODES.get(mode)))
+
+
+cdef object _cast_lookup(cnp.ndarray X, cnp.ndarray table):
+    """``table[X]``: a new array laid out as numpy's copy of ``X``, on the engine."""
+    cdef fb_plan pl
+    cdef fb_operand input
+    cdef int nd = cnp.PyArray_NDIM(X), d, c_order, width = <int>cnp.PyArray_ITEMSIZE(table)
+    cdef Py_ssize_t total = cnp.PyArray_SIZE(X)
+    cdef cnp.npy_intp strides[FB_MAXD]
+    snapshot(&pl.config)
+    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(X), <Py_ssize_t*>cnp.PyArray_STRIDES(X), width,
+                             cnp.PyArray_IS_C_CONTIGUOUS(X), cnp.PyArray_IS_F_CONTIGUOUS(X), <Py_ssize_t*>strides)
+    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(X), NULL if c_order else strides,
+                  <PyObject*>cnp.PyArray_DESCR(table), total * width, spec.CAST)
+    if total == 0:
+        return O
+    _operand(&input, X, NULL)
+    fb_engine_broadcast(&pl, &input, 1)
+    pl.kernel = fb_kernel(op=FB_OP_LOOKUP, width=width, in_width=1, swap=0, mask=0, stream=0,
+                          table=cnp.PyArray_DATA(table))
+    for d in range(nd):
+        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
+    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
+    run(&pl)
+    return O
+
+
+cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
+    x = <object>args[0]
+    if not cnp.PyArray_CheckExact(x):
+        return None
+    table = _cast_table(<cnp.ndarray>x, <object>args[1], options)
+    if table is None:
+        return None
+    return _cast_lookup(<cnp.ndarray>x, <cnp.ndarray>table)
+
+
+cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
+    """The reference's Cast; and, for a one-byte source, the table of its 256 results for the
+    next call (built by the reference itself, so the two cannot differ)."""
+    x, to = <object>args[0], <object>args[1]
+    saturate, mode = <object>options[0], <object>options[1]
+    result = _cast_py.cast(x, to, saturate=saturate, round_mode=mode, out=<object>options[2],
+                           order=<object>options[3])
+    if type(x) is np.ndarray and x.dtype.itemsize == 1 and len(_CAST_TABLES) < 4096:
+        src, dst = spec.check_cast(spec.CAST, x.dtype, to)
+        key = (int(src), int(dst), spec.check_saturate(spec.CAST, saturate),
+               _ROUND_MODES[spec.check_round_mode(spec.CAST, mode)])
+        if key not in _CAST_TABLES:
+            codes = np.arange(256, dtype=np.uint8).view(spec.numpy_dtype(src))
+            table = np.ascontiguousarray(_cast_py.cast(codes, dst, saturate=key[2], round_mode=mode))
+            table.flags.writeable = False
+            _CAST_TABLES[key] = table  # complete before it is published, one dict store
+        remember_to(to, int(dst))
+        if T.ml[int(src)] or T.ml[int(dst)]:
+            add_ml_dtypes()
+    return result
+
+
+# ---------------------------------------------------------------------------
 # Entry points (fastbits/_common.pyx): each operator's fast path and slow path
 
 cdef enum:
@@ -543,3 +629,4 @@ bitwise_not = entry_point("bitwise_not", BITWISE_NOT, FB_OP_NOT, _elementwise_fa
 bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementwise_slow, _ops_py.bitshift,
                        __name__)
 bitcast = entry_point("bitcast", BITCAST, 0, _bitcast, _bitcast_slow, _ops_py.bitcast, __name__)
+cast = entry_point("cast", spec.CAST, 0, _cast_fast, _cast_slow, _cast_py.cast, __name__)

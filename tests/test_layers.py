@@ -170,7 +170,8 @@ ALLOWED = {
     "fastbits._packing_py": {"fastbits._runtime_py"},
     # the compiled operators fall back to the pure reference for what their kernels do not
     # take (bottleneck's way), and show its docstrings
-    "fastbits._ops_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._ops_py"},
+    "fastbits._ops_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._ops_py",
+                        "fastbits._cast_py"},
     "fastbits._packing_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._packing_py"},
     # the public Cython API runs the runtime's one copy of the loops
     "fastbits.kernels": {"fastbits._runtime", "fastbits._clib"},

@@ -155,3 +155,26 @@ void fb_stream_fence(void) { _mm_sfence(); }
 void fb_stream_store(char *dst, const char *src, fb_ssize nbytes) { memcpy(dst, src, (size_t)nbytes); }
 void fb_stream_fence(void) {}
 #endif
+
+
+/* One loop per width; a contiguous row gets one with constant strides, which the compiler
+   unrolls.  memcpy of a constant size is a plain load and store. */
+#define LOOKUP(T)                                                                                 \
+    do {                                                                                          \
+        const T *t = (const T *)table;                                                            \
+        fb_ssize i;                                                                               \
+        if (so == (fb_ssize)sizeof(T) && sa == 1) {                                               \
+            for (i = 0; i < n; i++) memcpy(o + i * (fb_ssize)sizeof(T), &t[(uint8_t)a[i]], sizeof(T)); \
+        } else {                                                                                  \
+            for (i = 0; i < n; i++) memcpy(o + i * so, &t[*(const uint8_t *)(a + i * sa)], sizeof(T)); \
+        }                                                                                         \
+    } while (0)
+
+void fb_lookup_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, int width, const void *table) {
+    switch (width) {
+    case 1: LOOKUP(uint8_t); break;
+    case 2: LOOKUP(uint16_t); break;
+    case 4: LOOKUP(uint32_t); break;
+    default: LOOKUP(uint64_t); break;
+    }
+}

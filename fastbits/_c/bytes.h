@@ -32,6 +32,10 @@ void fb_gather_tile(char *dst, const char *src, fb_ssize rows, fb_ssize cols, fb
    through (BitCast's copies of sub-byte types whose bits are not the low bits of the byte). */
 void fb_map_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, const uint8_t *byte_map);
 
+/* o[i] = table[a[i]] for n bytes a at byte stride sa, into elements of ``width`` bytes (1, 2,
+   4 or 8) at byte stride so: ``table`` holds 256 of them. */
+void fb_lookup_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, int width, const void *table);
+
 /* Byte maps 16 bytes at a time.  A map that depends only on the low nibble of a byte and on
    whether its high nibble is zero (every sub-byte map ml_dtypes gives: a type reads a value from
    the low bits, or also looks at whether any high bit is set) "splits" into two 16-entry tables,

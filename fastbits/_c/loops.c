@@ -401,6 +401,10 @@ static const row_fn rows[FB_OP_COPY][4] = {
 static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {
     fb_ssize done;
+    if (k->op == FB_OP_LOOKUP) {
+        fb_lookup_row(o, so, a, sa, n, k->width, k->table);
+        return;
+    }
     if (k->op == FB_OP_COPY) {
         if (k->table) fb_map_row(o, so, a, sa, n, (const uint8_t *)k->table);
 #if FB_STREAM

@@ -17,7 +17,9 @@ typedef enum {
     FB_OP_SHR = 4, /* a >> b, logical; 0 when b is out of range */
     FB_OP_SAR = 5, /* a >> b, arithmetic (sign-extending); b out of range gives 0, or -1 for a < 0 */
     FB_OP_NOT = 6, /* ~a (unary: b is ignored) */
-    FB_OP_COPY = 7 /* a, byte-swapped or masked as BitCast's copy needs (unary) */
+    FB_OP_COPY = 7, /* a, byte-swapped or masked as BitCast's copy needs (unary) */
+    FB_OP_LOOKUP = 8 /* table[a]: a byte in, an element of ``width`` bytes out (unary; Cast from a
+                        type of 8 bits or fewer, whose 256 results the table holds) */
 } fb_op;
 
 /* What one row computes.  The engine (engine.h) reads only the widths, the stream flag and
@@ -31,12 +33,12 @@ typedef struct {
     int stream;   /* the whole result is large: write long contiguous runs around the cache */
     /* A table the op reads, or NULL.  FB_OP_COPY of sub-byte types whose bits are not the low
        bits of the byte: 256 bytes each byte goes through (fastbits.spec.subbyte_bits), in
-       place of ``mask``. */
+       place of ``mask``.  FB_OP_LOOKUP: 256 elements of ``width`` bytes, native order. */
     const void *table;
 } fb_kernel;
 
 /* 1 for the ops that read one input. */
-static inline int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY; }
+static inline int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY || op == FB_OP_LOOKUP; }
 
 /* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,
