@@ -250,14 +250,16 @@ def _cast(op: str, x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, or
     round_mode = spec.check_round_mode(op, round_mode)
     x = spec.as_array(op, x, "input", spec.CAST_T)
     src, dst = spec.check_cast(op, x.dtype, to)
+    if out is not None:
+        out = spec.check_out(op, out, x.shape, dst)
     with np.errstate(all="ignore"):  # overflow to infinity is the rule, not an accident
         result = _convert(x, src, dst, saturate, round_mode)
     if out is None:
-        laid_out = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
-    else:
-        laid_out = spec.check_out(op, out, x.shape, dst)
-    laid_out[...] = result  # by value: out may be in either byte order
-    return laid_out
+        if result.flags.c_contiguous and (order == "C" or (order != "F" and x.flags.c_contiguous)):
+            return result  # already laid out as allocate would lay it out: no second copy
+        out = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
+    out[...] = result  # by value: out may be in either byte order
+    return out
 
 
 @spec.public_function

@@ -8,11 +8,12 @@ comparison; a wrong one gets the pure path's error word for word (``spec.call_er
 Cython's own parser would word it its own way.  A Cython ``def`` with a catch-all signature
 (``*extra, **keywords``, as ``_runtime.set_num_threads`` has) words the errors alike, but
 builds a tuple and a dict on every call: it made 16-element calls 1.17-1.34x slower (every
-operator, ``pack`` and ``unpack``; interleaved processes, two runs of 11 and 21 rounds).  Then the entry runs the operator's fast path,
-decided at C level; a call it does not take whose operands are not all numpy arrays (or Python
-ints) goes to the dispatch point (:mod:`fastbits._dispatch`), which hands it to the adapter of
-its arrays; the rest go the slow way.  So the operators know nothing of dask, and a call on
-numpy arrays pays nothing for the dispatch.
+operator, ``pack`` and ``unpack``; interleaved processes, two runs of 11 and 21 rounds).  Then
+the entry runs the operator's fast path, decided at C level; a call it does not take whose
+operands are not all numpy arrays (or Python ints) goes to the dispatch point
+(:mod:`fastbits._dispatch`), which hands it to the adapter of its arrays; the rest go the slow
+way.  So the operators know nothing of dask, and a call on numpy arrays pays nothing for the
+dispatch.
 
 It also holds the type tables (``Types``) and remembers the codes that BitCast's and
 unpack's ``to`` resolved to.

@@ -30,8 +30,7 @@ import numpy as np
 from . import _cast_py, _ops_py, spec
 from ._clib cimport (
     FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
-    FB_ORDER_A,
-    FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
+    FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
     fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
     fb_operand, fb_plan, fb_published,
 )
@@ -413,33 +412,38 @@ cdef int _shift_op(object direction) except -1:
 # ---------------------------------------------------------------------------
 # BitCast
 
-cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
-    """A new array of type ``dst`` with the bytes of ``x`` (of type ``src``), laid out as
-    ``numpy.copy(x)`` lays out its copy, swapped by ``swap``-byte units if non-zero; a sub-byte
-    element becomes its bits."""
+cdef object _unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname):
+    """A new array of dtype ``descr`` (elements of ``kernel.width`` bytes) laid out as
+    ``numpy.copy(x)`` lays out its copy, each element ``kernel`` of ``x``'s, on the engine."""
     cdef fb_plan pl
     cdef fb_operand input
-    cdef cnp.ndarray O
     cdef int nd = cnp.PyArray_NDIM(x), d, c_order
-    cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
     cdef cnp.npy_intp strides[FB_MAXD]
     snapshot(&pl.config)
-    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), itemsize,
+    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), kernel.width,
                              cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
-    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, T.descr[dst], total * itemsize,
-                  BITCAST)
+    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, descr, total * kernel.width,
+                  opname)
     if total == 0:
         return O
     _operand(&input, x, NULL)
     fb_engine_broadcast(&pl, &input, 1)
-    pl.kernel = fb_kernel(op=FB_OP_COPY, width=itemsize, in_width=itemsize, swap=swap, mask=T.low_bits[src], stream=0,
-                          table=T.byte_map[src])
+    pl.kernel = kernel
     for d in range(nd):
-        pl.s[0][d] = cnp.PyArray_STRIDES(O)[d]
-    pl.p[0] = <char*>cnp.PyArray_DATA(O)
+        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
+    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
     run(&pl)
     return O
+
+
+cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
+    """A new array of type ``dst`` with the bytes of ``x`` (of type ``src``), laid out as
+    ``numpy.copy(x)`` lays out its copy, swapped by ``swap``-byte units if non-zero; a sub-byte
+    element becomes its bits."""
+    cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
+    return _unary_copy(x, fb_kernel(op=FB_OP_COPY, width=itemsize, in_width=itemsize, swap=swap, mask=T.low_bits[src],
+                                    stream=0, table=T.byte_map[src]), T.descr[dst], BITCAST)
 
 
 cdef object _bitcast(Entry e, PyObject** args, PyObject** options):
@@ -526,31 +530,6 @@ cdef object _cast_table(cnp.ndarray X, object to, PyObject** options):
     return _CAST_TABLES.get((src, dst, saturate, _ROUND_MODES.get(mode)))
 
 
-cdef object _cast_lookup(cnp.ndarray X, cnp.ndarray table):
-    """``table[X]``: a new array laid out as numpy's copy of ``X``, on the engine."""
-    cdef fb_plan pl
-    cdef fb_operand input
-    cdef int nd = cnp.PyArray_NDIM(X), d, c_order, width = <int>cnp.PyArray_ITEMSIZE(table)
-    cdef Py_ssize_t total = cnp.PyArray_SIZE(X)
-    cdef cnp.npy_intp strides[FB_MAXD]
-    snapshot(&pl.config)
-    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(X), <Py_ssize_t*>cnp.PyArray_STRIDES(X), width,
-                             cnp.PyArray_IS_C_CONTIGUOUS(X), cnp.PyArray_IS_F_CONTIGUOUS(X), <Py_ssize_t*>strides)
-    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(X), NULL if c_order else strides,
-                  <PyObject*>cnp.PyArray_DESCR(table), total * width, spec.CAST)
-    if total == 0:
-        return O
-    _operand(&input, X, NULL)
-    fb_engine_broadcast(&pl, &input, 1)
-    pl.kernel = fb_kernel(op=FB_OP_LOOKUP, width=width, in_width=1, swap=0, mask=0, stream=0,
-                          table=cnp.PyArray_DATA(table))
-    for d in range(nd):
-        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
-    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
-    run(&pl)
-    return O
-
-
 cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
     x = <object>args[0]
     if not cnp.PyArray_CheckExact(x):
@@ -558,7 +537,10 @@ cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
     table = _cast_table(<cnp.ndarray>x, <object>args[1], options)
     if table is None:
         return None
-    return _cast_lookup(<cnp.ndarray>x, <cnp.ndarray>table)
+    return _unary_copy(<cnp.ndarray>x, fb_kernel(op=FB_OP_LOOKUP, width=<int>cnp.PyArray_ITEMSIZE(<cnp.ndarray>table),
+                                                 in_width=1, swap=0, mask=0, stream=0,
+                                                 table=cnp.PyArray_DATA(<cnp.ndarray>table)),
+                       <PyObject*>cnp.PyArray_DESCR(<cnp.ndarray>table), spec.CAST)
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):

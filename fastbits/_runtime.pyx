@@ -7,11 +7,12 @@ takes one snapshot of the settings (:func:`snapshot`), and its plan, its fresh r
 threads and whether the GIL is released all follow from it.  The operator and packing modules
 reach it through ``_runtime.pxd``: :func:`snapshot`, :func:`run` (any broadcast operation),
 :func:`run_inline` (the small contiguous calls), :func:`parallel` (the packing loops),
-:func:`new_array` (fresh results) and :func:`row` (the loops, for the public Cython API).  Python code reaches it through :mod:`fastbits._config` (``get_config``,
-``set_config``, ``config_context``, ``runtime_info``, ``release_memory``) and
-``fastbits.get_num_threads`` / ``set_num_threads``; threadpoolctl reaches the thread limit
-through the C symbols ``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this
-module's shared library (see :mod:`fastbits._threadpool`).
+:func:`new_array` (fresh results) and :func:`row` (the loops, for the public Cython API).
+Python code reaches it through :mod:`fastbits._config` (``get_config``, ``set_config``,
+``config_context``, ``runtime_info``, ``release_memory``) and ``fastbits.get_num_threads`` /
+``set_num_threads``; threadpoolctl reaches the thread limit through the C symbols
+``fastbits_get_num_threads`` / ``fastbits_set_num_threads`` of this module's shared library
+(see :mod:`fastbits._threadpool`).
 """
 
 from cpython.object cimport PyObject, PyTypeObject
@@ -24,8 +25,8 @@ cimport numpy as cnp
 from ._clib cimport (
     FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_NUM_THREADS, FB_OUTPUT_POOL, FB_POOL_MAX_AGE,
     FB_POOL_MAX_BYTES, FB_POOL_THRESHOLD, FB_SANITIZED, FB_SPIN_NS, FB_STREAM_THRESHOLD, FB_TASK_THREADS,
-    fastbits_get_num_threads, fb_config_get, fb_config_t, fb_engine_inline, fb_engine_nogil, fb_engine_parallel, fb_engine_plan,
-    fb_engine_pooled, fb_engine_run, fb_kernel, fb_local, fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan,
+    fastbits_get_num_threads, fb_config_get, fb_config_t, fb_engine_inline, fb_engine_nogil, fb_engine_parallel,
+    fb_engine_plan, fb_engine_pooled, fb_engine_run, fb_kernel, fb_local, fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan,
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc, fb_pool_release,
     fb_pool_stats, fb_pool_stats_t, fb_row, fb_setting, fb_setting_set, fb_share_fn, fb_team_available, fb_team_init,
     fb_team_last_shares, fb_team_stats, fb_team_stats_t,

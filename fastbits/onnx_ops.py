@@ -4,20 +4,20 @@
 >>> sess = onnx.reference.ReferenceEvaluator(model, new_ops=fastbits.onnx_ops.OPS)  # doctest: +SKIP
 
 The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
-``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast`` and ``CastLike`` node of the
-default domain with fastbits' kernels, and every other node with its own (a
-Cast from or to string goes to onnx's own Cast: fastbits leaves strings to onnx).  It matches ``new_ops``
-to nodes by ``(op_domain, class name)`` only, whatever the model's opset, so
-the classes check the opset themselves: a node is refused, with a
-``RuntimeError``, when the operator does not exist in the model's opset
-(BitCast before 26, the Bitwise operators before 18, BitShift before 11, Cast
-before 6, CastLike before 15) or
-when the installed onnx knows a later version of it than the ones fastbits
-implements.  In a model whose opset is 11 to 27, BitShift is BitShift-11,
-which refuses signed types (:class:`~fastbits.TypeConstraintError`); Cast and
-CastLike refuse a type their version in the model does not take (float 8 before
-opset 19, int4 before 21, float4e2m1 before 23, float8e8m0 before 24, int2
-before 25, the float 6 types before 28).
+``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast`` and ``CastLike`` node of
+the default domain with fastbits' kernels, and every other node with its own
+(a Cast from or to string goes to onnx's own Cast: fastbits leaves strings to
+onnx). It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only,
+whatever the model's opset, so the classes check the opset themselves: a node
+is refused, with a ``RuntimeError``, when the operator does not exist in the
+model's opset (BitCast before 26, the Bitwise operators before 18, BitShift
+before 11, Cast before 6, CastLike before 15) or when the installed onnx knows
+a later version of it than the ones fastbits implements. In a model whose
+opset is 11 to 27, BitShift is BitShift-11, which refuses signed types
+(:class:`~fastbits.TypeConstraintError`); Cast and CastLike refuse a type
+their version in the model does not take (float 8 before opset 19, int4 before
+21, float4e2m1 before 23, float8e8m0 before 24, int2 before 25, the float 6
+types before 28).
 
 Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
 raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
@@ -46,6 +46,7 @@ Importing this module needs onnx >= 1.21 (the first with BitCast-26):
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 _EXTRA = "pip install 'fastbits[onnx]'"
@@ -60,8 +61,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
         f"fastbits.onnx_ops needs the onnx package, which is not installed ({exc}); "
         f"install it with: {_EXTRA}"
     ) from exc
-
-import inspect  # noqa: E402
 
 from onnx.reference.ops.op_cast import cast_to as _onnx_cast_to  # noqa: E402
 
@@ -255,6 +254,8 @@ def _latest_schema(op: str, implemented: tuple[int, ...]) -> Any:
 #: The versions of Cast and CastLike (their since-versions in onnx 1.23) fastbits implements.
 _CAST_VERSIONS = (6, 9, 13, 19, 21, 23, 24, 25, 28)
 _CAST_LIKE_VERSIONS = (15, 19, 21, 23, 24, 25)
+_CAST_SCHEMA = _latest_schema(spec.CAST, _CAST_VERSIONS)
+_CAST_LIKE_SCHEMA = _latest_schema(spec.CAST_LIKE, _CAST_LIKE_VERSIONS)
 _ONNX_CAST_TAKES_ROUND_MODE = "round_mode" in inspect.signature(_onnx_cast_to).parameters
 
 
@@ -287,8 +288,8 @@ class Cast(_FastbitsOp):
     or target runs onnx's own Cast.
     """
 
-    op_schema = _latest_schema(spec.CAST, _CAST_VERSIONS)
-    versions = tuple(v for v in _CAST_VERSIONS if v <= _latest_schema(spec.CAST, _CAST_VERSIONS).since_version)
+    op_schema = _CAST_SCHEMA
+    versions = tuple(v for v in _CAST_VERSIONS if v <= _CAST_SCHEMA.since_version)
 
     def _run(self, x: Any, saturate: Any = None, to: Any = None, round_mode: Any = None) -> tuple[Any]:  # type: ignore[override]
         return (_cast(self, x, to, None, saturate, round_mode),)
@@ -297,9 +298,8 @@ class Cast(_FastbitsOp):
 class CastLike(_FastbitsOp):
     """ONNX CastLike (CastLike-15 to CastLike-25) with :func:`fastbits.cast_like` (as :class:`Cast`)."""
 
-    op_schema = _latest_schema(spec.CAST_LIKE, _CAST_LIKE_VERSIONS)
-    versions = tuple(v for v in _CAST_LIKE_VERSIONS
-                     if v <= _latest_schema(spec.CAST_LIKE, _CAST_LIKE_VERSIONS).since_version)
+    op_schema = _CAST_LIKE_SCHEMA
+    versions = tuple(v for v in _CAST_LIKE_VERSIONS if v <= _CAST_LIKE_SCHEMA.since_version)
 
     def _run(self, x: Any, target_type: Any, saturate: Any = None, round_mode: Any = None) -> tuple[Any]:  # type: ignore[override]
         return (_cast(self, x, None, target_type, saturate, round_mode),)

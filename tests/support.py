@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -580,7 +581,6 @@ def check_every_operator(ops, size, rng):
 # Cast, stated exactly: every value a Fraction (or NaN / an infinity), every rule as the spec's
 # texts word it (Cast-28's doc; onnx's float8.md, float4.md, float6.md, int4.md, int2.md)
 
-from fractions import Fraction  # noqa: E402 - this section's own
 
 NAN = "nan"
 

@@ -172,7 +172,7 @@ void fb_stream_fence(void) {}
 
 void fb_lookup_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, int width, const void *table) {
     switch (width) {
-    case 1: LOOKUP(uint8_t); break;
+    case 1: fb_map_row(o, so, a, sa, n, (const uint8_t *)table); break; /* its vectorized byte map */
     case 2: LOOKUP(uint16_t); break;
     case 4: LOOKUP(uint32_t); break;
     default: LOOKUP(uint64_t); break;

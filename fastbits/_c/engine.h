@@ -133,8 +133,8 @@ static inline int fb_engine_self_overlaps(const fb_operand *x, int width) {
 
 /* The bytes [lo, hi) that ``nd`` axes of shape n and strides s from p span (elements of
    ``width`` bytes). */
-static inline void fb_extent_(int nd, const fb_ssize *n, const fb_ssize *s, const char *p, fb_ssize width,
-                              const char **lo, const char **hi) {
+static inline void fb_engine_extent(int nd, const fb_ssize *n, const fb_ssize *s, const char *p, fb_ssize width,
+                                    const char **lo, const char **hi) {
     int d;
     *lo = p;
     *hi = p + width;
@@ -155,9 +155,9 @@ static inline int fb_engine_writes_into(const fb_plan *pl, const fb_operand *out
     const char *lo0, *hi0, *lo1, *hi1;
     int k, d;
     if (fb_engine_self_overlaps(out, pl->kernel.width)) return 0;
-    fb_extent_(out->nd, out->n, out->s, out->p, pl->kernel.width, &lo0, &hi0);
+    fb_engine_extent(out->nd, out->n, out->s, out->p, pl->kernel.width, &lo0, &hi0);
     for (k = 1; k < (fb_op_unary(pl->kernel.op) ? 2 : 3); k++) {
-        fb_extent_(pl->nd, pl->n, pl->s[k], pl->p[k], pl->kernel.in_width, &lo1, &hi1);
+        fb_engine_extent(pl->nd, pl->n, pl->s[k], pl->p[k], pl->kernel.in_width, &lo1, &hi1);
         if (hi1 <= lo0 || hi0 <= lo1) continue;
         if (pl->p[k] != out->p || pl->kernel.in_width != pl->kernel.width) return 0;
         for (d = 0; d < pl->nd; d++)
