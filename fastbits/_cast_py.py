@@ -14,8 +14,9 @@ rule, written once:
   (:func:`_to_e8m0_codes`);
 * an integer from a float: toward zero for the 8- to 64-bit types, to nearest even for the
   4- and 2-bit ones (int4.md, int2.md); what the spec leaves undefined is decided once
-  (docs/cast.md): NaN gives 0; infinities and values out of range saturate to an 8- to 64-bit
-  type's range, and give 0 in a 4- or 2-bit type, as onnx's node tests expect;
+  (:doc:`cast`): NaN gives 0; infinities and values out of range saturate to an 8- to 64-bit
+  type's range; a 4- or 2-bit type keeps the low bits of the rounded value ("rounding and
+  truncating", as onnx's stored node tests expect), and 0 for NaN and the infinities;
 * an integer from an integer: the low bits, read in the target's two's complement (Cast's
   "discard higher bits and reinterpret");
 * bool: zero (and -0) is False, everything else True; False and True are 0 and 1.
@@ -200,18 +201,18 @@ def _to_integers(v: np.ndarray, src: DataType, dst: DataType) -> np.ndarray:
 
 def _float_to_integers(v: np.ndarray, dst: DataType) -> np.ndarray:
     """Floats as integers of type ``dst``: toward zero (8 to 64 bits) or to nearest even (4 and
-    2 bits); NaN 0; the rest saturated to an 8- to 64-bit type's range, or 0 in a 4- or 2-bit
-    type (onnx's node tests: 8.0 into int4 is 0)."""
+    2 bits); NaN 0; the rest saturated to an 8- to 64-bit type's range, or its low bits in a 4-
+    or 2-bit type (onnx's stored node tests: 8.0 into int4 is -8), 0 for the infinities."""
     if dst in _SMALL_INTS:
         low, high = _SMALL_INTS[dst]
-        whole = np.rint(v)
-        return np.where((whole >= low) & (whole <= high), whole, 0.0).astype(np.int8)  # NaN too
-    else:
-        info = np.iinfo(spec.numpy_dtype(dst))
-        low, high = int(info.min), int(info.max)
-        whole = np.trunc(v)
-        dtype = info.dtype
-    whole = np.where(np.isnan(whole), 0.0, whole)
+        span = high - low + 1
+        bits = np.fmod(np.rint(v), span)  # exact (fmod never rounds); NaN for NaN and infinities
+        bits = np.where(np.isfinite(bits), bits, 0.0)
+        bits = np.where(bits < 0, bits + span, bits)
+        return (bits - np.where(bits > high, span, 0)).astype(np.int8)
+    info = np.iinfo(spec.numpy_dtype(dst))
+    low, high, dtype = int(info.min), int(info.max), info.dtype
+    whole = np.where(np.isnan(v), 0.0, np.trunc(v))
     below, above = whole < low, whole >= float(high) + 1  # float(high) + 1 is a power of two
     safe = np.where(below | above, 0.0, whole).astype(dtype)
     return np.where(below, dtype.type(low), np.where(above, dtype.type(high), safe))
@@ -315,7 +316,7 @@ def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", ou
     --------
     >>> import numpy as np, fastbits
     >>> fastbits.cast(np.array([1.5, 2.5, -2.5, 100.0], np.float32), "INT4").astype(np.int8)
-    array([ 2,  2, -2,  7], dtype=int8)
+    array([ 2,  2, -2,  4], dtype=int8)
     >>> fastbits.cast(np.array([500.0, np.inf], np.float32), "FLOAT8E4M3FN").astype(np.float32)
     array([448., 448.], dtype=float32)
     >>> fastbits.cast(np.array([200], np.int16), np.int8)

@@ -677,16 +677,15 @@ def cast_exact(value, dst, saturate: bool = True, round_mode: str = "up"):
         return q == NAN or q == "inf" or q != 0
     if dst in INT_RANGES:
         low, high = INT_RANGES[dst]
-        small = high < 16  # the 4- and 2-bit types: to nearest even, 0 out of range (onnx's node tests)
+        small = high < 16  # the 4- and 2-bit types: to nearest even, then the low bits (int4.md)
         if q == NAN:
             return 0
         if q == "inf":
             return 0 if small else low if sign else high
         signed = -q if sign else q
-        n = round_half_even(signed) if small else int(signed)  # else toward zero, saturated
         if small:
-            return n if low <= n <= high else 0
-        return min(max(n, low), high)
+            return cast_exact(round_half_even(signed), dst)
+        return min(max(int(signed), low), high)  # toward zero, saturated
     if dst == spec.DataType.FLOAT8E8M0:
         return _e8m0_exact(q, saturate, round_mode)
     ebits, mbits, bias, largest, kind = FLOAT_SPECS[dst]

@@ -192,11 +192,21 @@ def test_e8m0_round_modes(ops, mode, expected):
 def test_int4_and_int2_round_half_to_even(ops):
     x = _f32([1.5, 2.5, 3.5, -1.5, -2.5, 0.5, -0.5])
     assert _read(ops.cast(x, DataType.INT4)) == [2, 2, 4, -2, -2, 0, 0]
-    assert _read(ops.cast(x, DataType.INT2)) == [0, 0, 0, -2, -2, 0, 0]  # 2 and 4 are out of [-2, 1]: 0
-    assert _read(ops.cast(x, DataType.UINT2)) == [2, 2, 0, 0, 0, 0, 0]
-    # out of range, as onnx's test_cast_FLOAT_to_INT4 and _INT2 expect: 0
-    assert _read(ops.cast(_f32([-9.0, 8.0, 15.0, np.inf, -np.inf, np.nan, 7.5]), DataType.INT4)) == [0] * 6 + [0]
-    assert _read(ops.cast(_f32([-3.0, 2.0, 1.4]), DataType.INT2)) == [0, 0, 1]
+    assert _read(ops.cast(x, DataType.INT2)) == [-2, -2, 0, -2, -2, 0, 0]  # 2 and 4: their low bits
+    assert _read(ops.cast(x, DataType.UINT2)) == [2, 2, 0, 2, 2, 0, 0]
+
+
+def test_int4_and_int2_keep_the_low_bits_out_of_range(ops):
+    """"Rounding and truncating" (int4.md): the low bits of the rounded value, as onnx's stored
+    test_cast_FLOAT_to_INT4 and _INT2 data expect; 0 for NaN and the infinities, which are the
+    limit of the low bits of ever larger floats (all 0 from 2**27 in float32)."""
+    x = _f32([-9.0, 8.0, 15.0, 8.5, 9.5, -8.5, 100.0, 2**24 + 4, 2**27, 3e38, np.inf, -np.inf, np.nan, 7.5])
+    assert _read(ops.cast(x, DataType.INT4)) == [7, -8, -1, -8, -6, -8, 4, 4, 0, 0, 0, 0, 0, -8]
+    assert _read(ops.cast(x, DataType.UINT4)) == [7, 8, 15, 8, 10, 8, 4, 4, 0, 0, 0, 0, 0, 8]
+    assert _read(ops.cast(_f32([-3.0, 2.0, 3.0, 1.4]), DataType.INT2)) == [1, -2, -1, 1]
+    assert _read(ops.cast(_f32([-3.0, -1.0, 4.0, 5.0]), DataType.UINT2)) == [1, 3, 0, 1]
+    big = np.array([2.0**53 + 2, -(2.0**60) - 2**8, 1e308], np.float64)  # fmod is exact there too
+    assert _read(ops.cast(big, DataType.INT4)) == [2, 0, 0]
 
 
 def test_fixed_point_discards_the_higher_bits(ops):

@@ -88,7 +88,7 @@ def test_page_examples(page):
         assert result.attempted > 5
 
 
-@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py"])
+@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
@@ -97,7 +97,7 @@ def test_docstring_examples(name):
 
 def _api_docstrings():
     """(name, docstring) of every module, function and class the API reference documents."""
-    names = ["fastbits", "fastbits.spec", "fastbits.errors", "fastbits._ops_py", "fastbits._packing_py",
+    names = ["fastbits", "fastbits.spec", "fastbits.errors", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
              "fastbits._config", "fastbits.onnx_ops", "fastbits.onnx_backend"]
     docs = []
     for name in names:
