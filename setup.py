@@ -40,7 +40,7 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
 MODULES = {
     "fastbits._runtime": [
         "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
-        "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c",
+        "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
     ],
     "fastbits._common": ["fastbits/_common.pyx"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],

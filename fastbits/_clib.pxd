@@ -86,6 +86,7 @@ cdef extern from "_c/loops.h":
         FB_OP_NOT
         FB_OP_COPY
         FB_OP_LOOKUP
+        FB_OP_CONVERT
     ctypedef struct fb_kernel:
         int op
         int width
@@ -96,6 +97,19 @@ cdef extern from "_c/loops.h":
         const void* table
     void fb_row(const fb_kernel* k, char* o, const char* a, const char* b, Py_ssize_t n,
                 Py_ssize_t so, Py_ssize_t sa, Py_ssize_t sb) noexcept nogil
+
+
+cdef extern from "_c/convert.h":
+    ctypedef enum fb_num:
+        FB_NUM_I8, FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64
+        FB_NUM_F32, FB_NUM_F64, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_BF16, FB_NUM_FORMAT, FB_NUM_SMALL
+    ctypedef enum fb_special:
+        FB_SPECIAL_IEEE, FB_SPECIAL_FN, FB_SPECIAL_UZ, FB_SPECIAL_NONE
+    ctypedef struct fb_cast:
+        int src
+        int dst
+        int ebits, mbits, bias, special, saturate, signed_zero
+        int bits
 
 
 cdef extern from "_c/engine.h":

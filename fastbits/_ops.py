@@ -56,20 +56,17 @@ _OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshi
 def load(name: str) -> Path:
     """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
     do not load."""
-    # Cast: the compiled entry looks one-byte sources up in a table, the rest is the reference.
-    from . import _cast_py as casting
-
     if name == "cython":
         from . import _ops_c as ops, _packing_c as packing, _runtime as runtime
 
         gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
+        casting: Any = ops
     else:
-        from . import _ops_py as ops, _packing_py as packing, _runtime_py as runtime
+        from . import _cast_py as casting, _ops_py as ops, _packing_py as packing, _runtime_py as runtime
 
         gate = _dispatch.gate
-    cast = gate(ops.cast) if name == "cython" else _dispatch.gate(casting.cast)
-    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), cast,
-                _dispatch.gate(casting.cast_like), gate(packing.pack), gate(packing.unpack),
+    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
+                gate(casting.cast_like), gate(packing.pack), gate(packing.unpack),
                 runtime.get_num_threads, runtime.set_num_threads, runtime)
 
 

@@ -29,8 +29,11 @@ import numpy as np
 
 from . import _cast_py, _ops_py, spec
 from ._clib cimport (
-    FB_MAXD, FB_OP_AND, FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
-    FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
+    FB_MAXD, FB_NUM_BF16, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_F32, FB_NUM_F64, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_I16,
+    FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_OP_AND, FB_OP_CONVERT,
+    FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
+    FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, FB_SPECIAL_FN, FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ,
+    fb_cast, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
     fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
     fb_operand, fb_plan, fb_published,
 )
@@ -42,7 +45,7 @@ from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWI
 
 cnp.import_array()
 
-__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast"]
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like"]
 
 
 cdef extern from "numpy/arrayobject.h":
@@ -91,6 +94,7 @@ cdef void _build_tables() except *:
         INT_MIN[int(c)] = max(int(info.min), -(2**63))
         INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
     _allow_bitcasts(False)
+    _build_cast_tables()
     for name, code in _ORDER_CODES.items():
         _ORDERS[code] = <PyObject*>name
     when_ml_dtypes(_allow_ml_bitcasts)
@@ -503,44 +507,94 @@ cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
 
 
 # ---------------------------------------------------------------------------
-# Cast from a type of 8 bits or fewer: its 256 results are a table, which the engine looks each
-# byte up in (FB_OP_LOOKUP).  The pure reference (_cast_py) computes each table once, for its
-# (source, target, saturate, round_mode), at the first call that needs it; every other Cast is
-# the reference's.
+# Cast.  From a type of 8 bits or fewer, its 256 results are a table, which the engine looks
+# each byte up in (FB_OP_LOOKUP); the pure reference (_cast_py) computes each table once, for
+# its (source, target, saturate, round_mode), at the first call that needs it.  From a wider
+# type, the C conversions (FB_OP_CONVERT, _c/convert.c) into every target but FLOAT8E8M0.  Any
+# other call (a subclass, out=, another order, FLOAT8E8M0) is the reference's.
 
 cdef dict _CAST_TABLES = {}           # (src, dst, saturate, round mode) -> 256 results, native
 cdef dict _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
 cdef PyObject* _K = <PyObject*>"K"
+cdef int CAST_FROM[NUM_CODES]         # ONNX code -> the fb_num the conversions read it as, or -1
+cdef fb_cast CAST_TO[NUM_CODES]       # ONNX code -> the target half of an fb_cast (dst -1: none);
+                                      # its saturate is 1 where the target takes saturate
 
 
-cdef object _cast_table(cnp.ndarray X, object to, PyObject** options):
-    """The table of a call the lookup takes (a base-class ndarray of one-byte elements; saturate
-    True or False; round_mode as spelled in ROUND_MODES; no out; order "K"), else None."""
-    cdef int t = cnp.PyArray_TYPE(X), src, dst
+cdef void _build_cast_tables() except *:
+    D = spec.DataType
+    natives = {D.INT8: FB_NUM_I8, D.INT16: FB_NUM_I16, D.INT32: FB_NUM_I32, D.INT64: FB_NUM_I64,
+               D.UINT8: FB_NUM_U8, D.UINT16: FB_NUM_U16, D.UINT32: FB_NUM_U32, D.UINT64: FB_NUM_U64,
+               D.FLOAT: FB_NUM_F32, D.DOUBLE: FB_NUM_F64, D.BOOL: FB_NUM_BOOL}
+    specials = {"ieee": FB_SPECIAL_IEEE, "fn": FB_SPECIAL_FN, "uz": FB_SPECIAL_UZ, None: FB_SPECIAL_NONE}
+    for code in range(NUM_CODES):
+        CAST_FROM[code] = -1
+        CAST_TO[code] = fb_cast(src=-1, dst=-1, ebits=0, mbits=0, bias=0, special=0, saturate=0, signed_zero=0,
+                                bits=0)
+    for t, num in natives.items():
+        CAST_FROM[int(t)] = num
+        CAST_TO[int(t)].dst = num
+    CAST_FROM[int(D.FLOAT16)] = FB_NUM_F16
+    CAST_FROM[int(D.BFLOAT16)] = FB_NUM_BF16
+    for t, fmt in spec.FLOAT_FORMATS.items():
+        if t not in natives:
+            CAST_TO[int(t)] = fb_cast(src=-1, dst=FB_NUM_FORMAT, ebits=fmt.ebits, mbits=fmt.mbits, bias=fmt.bias,
+                                      special=specials[fmt.special], saturate=fmt.saturable,
+                                      signed_zero=fmt.signed_zero, bits=0)
+    for t in (D.INT4, D.UINT4, D.INT2, D.UINT2):
+        CAST_TO[int(t)].dst = FB_NUM_SMALL
+        CAST_TO[int(t)].bits = spec.bit_width(t)
+
+
+cdef int _cast_codes(cnp.ndarray X, object to, PyObject** options, int* src, int* dst) except -2:
+    """The codes of a call a fast path takes (a base-class ndarray of a type fastbits' tables
+    hold; saturate True or False; round_mode as spelled in ROUND_MODES; no out; order "K"):
+    0, or -1 when it is the reference's."""
+    cdef int t = cnp.PyArray_TYPE(X)
     saturate, mode = <object>options[0], <object>options[1]
-    if (cnp.PyArray_ITEMSIZE(X) != 1 or options[2] != <PyObject*>None or options[3] != _K
-            or not (saturate is True or saturate is False) or type(mode) is not str):
-        return None
+    if (options[2] != <PyObject*>None or options[3] != _K or not (saturate is True or saturate is False)
+            or type(mode) is not str or mode not in _ROUND_MODES):
+        return -1
     if not (0 <= t < (NUM_DTYPES if fb_published(&T.ml_ready) else NPY_USERDEF)):
-        return None
-    src = T.code[t]
-    dst = to_code(to)
-    if src < 0 or dst < 0:
-        return None
-    return _CAST_TABLES.get((src, dst, saturate, _ROUND_MODES.get(mode)))
+        return -1
+    src[0] = T.code[t]
+    dst[0] = to_code(to)
+    return 0 if src[0] >= 0 and dst[0] >= 0 else -1
 
 
 cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
-    x = <object>args[0]
+    x, to = <object>args[0], <object>args[1]
+    if e.opname is spec.CAST_LIKE:  # CastLike: the type of target_type, a base-class ndarray
+        if not cnp.PyArray_CheckExact(to):
+            return None
+        to = <object>cnp.PyArray_DESCR(<cnp.ndarray>to)
     if not cnp.PyArray_CheckExact(x):
         return None
-    table = _cast_table(<cnp.ndarray>x, <object>args[1], options)
-    if table is None:
+    return _cast_array(e, <cnp.ndarray>x, to, options)
+
+
+cdef object _cast_array(Entry e, cnp.ndarray X, object to, PyObject** options):
+    cdef int src, dst
+    cdef fb_cast c
+    if _cast_codes(X, to, options, &src, &dst) < 0:
         return None
-    return _unary_copy(<cnp.ndarray>x, fb_kernel(op=FB_OP_LOOKUP, width=<int>cnp.PyArray_ITEMSIZE(<cnp.ndarray>table),
-                                                 in_width=1, swap=0, mask=0, stream=0,
-                                                 table=cnp.PyArray_DATA(<cnp.ndarray>table)),
-                       <PyObject*>cnp.PyArray_DESCR(<cnp.ndarray>table), spec.CAST)
+    if cnp.PyArray_ITEMSIZE(X) == 1:
+        table = _CAST_TABLES.get((src, dst, <object>options[0], _ROUND_MODES[<object>options[1]]))
+        if table is None:
+            return None
+        return _unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=<int>cnp.PyArray_ITEMSIZE(<cnp.ndarray>table),
+                                        in_width=1, swap=0, mask=0, stream=0, table=cnp.PyArray_DATA(<cnp.ndarray>table)),
+                           <PyObject*>cnp.PyArray_DESCR(<cnp.ndarray>table), e.opname)
+    if CAST_FROM[src] < 0 or CAST_TO[dst].dst < 0 or T.descr[dst] == NULL or not cnp.PyArray_ISNOTSWAPPED(X):
+        return None
+    if src == dst:  # a copy, NaN payloads and all, as the reference's astype
+        return _unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], swap=0, mask=0,
+                                        stream=0, table=NULL), T.descr[dst], e.opname)
+    c = CAST_TO[dst]
+    c.src = CAST_FROM[src]
+    c.saturate = c.saturate and (<object>options[0] is True)
+    return _unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X),
+                                    swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname)
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
@@ -548,13 +602,15 @@ cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
     next call (built by the reference itself, so the two cannot differ)."""
     x, to = <object>args[0], <object>args[1]
     saturate, mode = <object>options[0], <object>options[1]
-    result = _cast_py.cast(x, to, saturate=saturate, round_mode=mode, out=<object>options[2],
-                           order=<object>options[3])
-    if type(x) is np.ndarray and x.dtype.itemsize == 1 and len(_CAST_TABLES) < 4096:
-        src, dst = spec.check_cast(spec.CAST, x.dtype, to)
-        key = (int(src), int(dst), spec.check_saturate(spec.CAST, saturate),
-               _ROUND_MODES[spec.check_round_mode(spec.CAST, mode)])
-        if key not in _CAST_TABLES:
+    reference = _cast_py.cast if e.opname is spec.CAST else _cast_py.cast_like
+    result = reference(x, to, saturate=saturate, round_mode=mode, out=<object>options[2], order=<object>options[3])
+    if type(x) is np.ndarray:
+        if e.opname is spec.CAST_LIKE:
+            to = to.dtype  # an array: the reference read it
+        src, dst = spec.check_cast(e.opname, x.dtype, to)
+        key = (int(src), int(dst), spec.check_saturate(e.opname, saturate),
+               _ROUND_MODES[spec.check_round_mode(e.opname, mode)])
+        if x.dtype.itemsize == 1 and key not in _CAST_TABLES and len(_CAST_TABLES) < 4096:
             codes = np.arange(256, dtype=np.uint8).view(spec.numpy_dtype(src))
             table = np.ascontiguousarray(_cast_py.cast(codes, dst, saturate=key[2], round_mode=mode))
             table.flags.writeable = False
@@ -612,3 +668,4 @@ bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementw
                        __name__)
 bitcast = entry_point("bitcast", BITCAST, 0, _bitcast, _bitcast_slow, _ops_py.bitcast, __name__)
 cast = entry_point("cast", spec.CAST, 0, _cast_fast, _cast_slow, _cast_py.cast, __name__)
+cast_like = entry_point("cast_like", spec.CAST_LIKE, 0, _cast_fast, _cast_slow, _cast_py.cast_like, __name__)

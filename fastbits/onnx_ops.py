@@ -263,7 +263,7 @@ def _cast(node: _FastbitsOp, x: Any, to: Any, like: Any, saturate: Any, round_mo
     """Cast (``like`` None) or CastLike of one node: fastbits' for every type but string,
     onnx's own Cast where the input or the target is a string."""
     op = node.op_schema.name
-    saturate = 1 if saturate is None else saturate
+    saturate = spec.check_saturate(op, 1 if saturate is None else saturate)  # ONNX's 1 and 0 as bools
     round_mode = "up" if round_mode is None else round_mode
     x = spec.as_array(op, x, "input", spec.CAST_T)
     if like is not None:

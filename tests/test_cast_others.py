@@ -53,6 +53,9 @@ def test_int4_ties(ops):
     got = values(reference_cast(x, F32, TensorProto.INT4))
     differs(got, [2, 2, 4, -2, -2])
     assert got == [1, 2, 3, -1, -2]
+    theirs = values(x.astype(ml_dtypes.int4))  # ml_dtypes' astype truncates too
+    differs(theirs, [2, 2, 4, -2, -2])
+    assert theirs == [1, 2, 3, -1, -2]
 
 
 def test_nan_into_float4(ops):
@@ -125,19 +128,37 @@ def test_out_of_range_into_int4_follows_the_installed_ml_dtypes(ops):
     assert values(reference_cast(x, F32, TensorProto.INT4)) == installed
 
 
+def onnxruntime_cast(x: np.ndarray, to: int, **attributes) -> np.ndarray:
+    """A float32 array through a one-node Cast model (opset 21) in onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
+    node = helper.make_node("Cast", ["x"], ["y"], to=to, **attributes)
+    graph = helper.make_graph([node], "cast", [helper.make_tensor_value_info("x", F32, [None])],
+                              [helper.make_tensor_value_info("y", to, [None])])
+    opsets = [helper.make_opsetid("", 21)]
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=helper.find_min_ir_version_for(opsets))
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+def test_onnxruntime_float8_without_saturate(ops):
+    """480 to 495 into FLOAT8E4M3FN with saturate=0 are beyond its largest value (448) and its
+    ties (464): NaN, as Cast's table says and the reference gives; onnxruntime gives 448, though
+    it gives NaN for 465 to 479."""
+    x = np.array([470.0, 480.0, 488.0, -490.0], np.float32)
+    expected = [0x7F, 0x7F, 0x7F, 0xFF]
+    assert ops.cast(x, DataType.FLOAT8E4M3FN, saturate=False).view(np.uint8).tolist() == expected
+    assert reference_cast(x, F32, TensorProto.FLOAT8E4M3FN, saturate=0).view(np.uint8).tolist() == expected
+    got = onnxruntime_cast(x, TensorProto.FLOAT8E4M3FN, saturate=0).view(np.uint8).tolist()
+    differs(got, expected)
+    assert got == [0x7F, 0x7E, 0x7E, 0xFE]
+
+
 def test_onnxruntime_float_to_int32_on_x86():
     """onnxruntime casts NaN, infinities and out-of-range floats into int32 as the x86
     instruction does (-2147483648); fastbits gives 0 and saturates (docs/cast.md)."""
     import platform
 
-    ort = pytest.importorskip("onnxruntime")
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("onnxruntime's values here are x86-64's")
-    node = helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)
-    graph = helper.make_graph([node], "cast", [helper.make_tensor_value_info("x", F32, [None])],
-                              [helper.make_tensor_value_info("y", TensorProto.INT32, [None])])
-    opsets = [helper.make_opsetid("", 19)]
-    model = helper.make_model(graph, opset_imports=opsets, ir_version=helper.find_min_ir_version_for(opsets))
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    got = session.run(None, {"x": np.array([np.nan, np.inf, -np.inf, 3e9], np.float32)})[0]
+    got = onnxruntime_cast(np.array([np.nan, np.inf, -np.inf, 3e9], np.float32), TensorProto.INT32)
     assert got.tolist() == [-(2**31)] * 4

@@ -684,3 +684,46 @@ def test_cast_lookup_equals_the_reference(src, threads):
                 assert got.dtype == expected.dtype and got.shape == expected.shape
                 assert layout_of(got) == layout_of(expected), (src.name, dst.name)
                 assert_same_bits(got, expected, context=(src.name, dst.name, saturate, mode))
+
+
+# --------------------------------------------------------------------------
+# Cast from the types wider than a byte: the C conversions (fastbits/_c/convert.c) against the
+# reference, bit for bit, for every target, both saturates, every layout, on the team
+
+WIDE_SOURCES = [t for t in sorted(fastbits.spec.CAST_T) if fastbits.spec.numpy_dtype(t).itemsize > 1]
+
+
+def _wide_source(src, rng) -> np.ndarray:
+    """Random bits of type ``src`` (every NaN, infinity and subnormal kind among them), then its
+    edges: the values beside every float target's ties and limits, and the integers' ends."""
+    dtype = fastbits.spec.numpy_dtype(src)
+    raw = rng.integers(0, 256, 4099 * dtype.itemsize, dtype=np.uint8).view(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        edges = np.array([info.min, info.max, 0, 1, info.max // 3, info.min // 3, 2**53 + 1 if info.bits == 64 else 2],
+                         dtype=object).astype(dtype)
+        beside = edges + np.array(1, dtype)  # wraps at the top
+    else:
+        values = [0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 7.5, 7.75, 8.5, 28, 30, 240, 248, 448, 464, 470, 480, 57344, 61440,
+                  65504, 65520, 2.0**-9, 2.0**-10, 1.5 * 2.0**-10, 2.0**-17, 2.0**-24, 2.0**-25, 2.0**31, 2.0**62,
+                  2.0**63, 2.0**64, 3e38, 1e300, np.inf, np.nan]
+        with np.errstate(over="ignore"):
+            edges = np.array(values + [-v for v in values], np.float64).astype(dtype)
+            beside = np.nextafter(edges, np.inf) if dtype.kind == "f" else edges  # bfloat16: no nextafter
+    return np.concatenate([raw, edges, beside])
+
+
+@pytest.mark.parametrize("src", WIDE_SOURCES, ids=lambda t: t.name)
+def test_cast_conversions_equal_the_reference(src, threads):
+    x = _wide_source(src, np.random.default_rng(int(src)))
+    square = x[: 63 * 64].reshape(63, 64)
+    layouts = [x, square.T, x[::-3], x[:0], x[5:6].reshape(()), x.astype(x.dtype.newbyteorder())]
+    for dst in sorted(fastbits.spec.CAST_T):
+        for saturate in (True, False):
+            for arr in layouts:
+                got = C.cast(arr, dst, saturate=saturate)
+                expected = P.cast(arr, dst, saturate=saturate)
+                assert layout_of(got) == layout_of(expected), (src.name, dst.name)
+                assert_same_bits(got, expected, context=(src.name, dst.name, saturate, arr.shape))
+            like = C.cast_like(x, np.zeros(0, fastbits.spec.numpy_dtype(dst)), saturate=saturate)
+            assert_same_bits(like, P.cast(x, dst, saturate=saturate), context=(src.name, dst.name, "CastLike"))

@@ -338,7 +338,7 @@ int fb_engine_plan(fb_plan *pl) {
     }
     if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) kind = FB_GRAIN_STRIDED;
     else kind = pl->kernel.stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
-    pl->nthreads = fb_threads_for(&pl->config, kind, pl->total * pl->kernel.width, pl->nunits);
+    pl->nthreads = fb_threads_for(&pl->config, kind, fb_kernel_work(&pl->kernel, pl->total), pl->nunits);
     if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) {
         pl->scratch = malloc((size_t)pl->nthreads * SCRATCH_BYTES);
         if (pl->scratch == NULL) {

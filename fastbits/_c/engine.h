@@ -184,8 +184,8 @@ static inline int fb_engine_nogil(fb_ssize work) { return work >= FB_NOGIL_BYTES
    kernel's stream flag is set as fb_engine_plan sets it.  If so, the call counts as this
    thread's last (fb_team_last_shares).  Inline: it runs on every small call. */
 static inline int fb_engine_inline(const fb_config_t *config, fb_kernel *kernel, fb_ssize n) {
-    const fb_ssize work = n * kernel->width;
-    const fb_ssize moved = work + n * kernel->in_width * (fb_op_unary(kernel->op) ? 1 : 2);
+    const fb_ssize work = fb_kernel_work(kernel, n);
+    const fb_ssize moved = n * kernel->width + n * kernel->in_width * (fb_op_unary(kernel->op) ? 1 : 2);
     int kind;
     kernel->stream = moved >= config->stream_threshold;
     kind = kernel->stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;

@@ -11,6 +11,7 @@
 #include "loops.h"
 
 #include "bytes.h"
+#include "convert.h"
 
 #include <string.h>
 
@@ -403,6 +404,10 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     fb_ssize done;
     if (k->op == FB_OP_LOOKUP) {
         fb_lookup_row(o, so, a, sa, n, k->width, k->table);
+        return;
+    }
+    if (k->op == FB_OP_CONVERT) {
+        fb_convert_row((const fb_cast *)k->table, o, so, a, sa, n);
         return;
     }
     if (k->op == FB_OP_COPY) {

@@ -18,8 +18,10 @@ typedef enum {
     FB_OP_SAR = 5, /* a >> b, arithmetic (sign-extending); b out of range gives 0, or -1 for a < 0 */
     FB_OP_NOT = 6, /* ~a (unary: b is ignored) */
     FB_OP_COPY = 7, /* a, byte-swapped or masked as BitCast's copy needs (unary) */
-    FB_OP_LOOKUP = 8 /* table[a]: a byte in, an element of ``width`` bytes out (unary; Cast from a
-                        type of 8 bits or fewer, whose 256 results the table holds) */
+    FB_OP_LOOKUP = 8, /* table[a]: a byte in, an element of ``width`` bytes out (unary; Cast from a
+                         type of 8 bits or fewer, whose 256 results the table holds) */
+    FB_OP_CONVERT = 9 /* a Cast of ``in_width`` bytes into ``width`` bytes, as the fb_cast that
+                         ``table`` points to says (unary; convert.h) */
 } fb_op;
 
 /* What one row computes.  The engine (engine.h) reads only the widths, the stream flag and
@@ -27,18 +29,26 @@ typedef enum {
 typedef struct {
     int op;       /* an fb_op */
     int width;    /* bytes per element of the output: 1, 2, 4 or 8 (FB_OP_COPY: any itemsize) */
-    int in_width; /* bytes per element of each input (the same as width for every op here) */
+    int in_width; /* bytes per element of each input (the same as width but for Cast's ops) */
     int swap;     /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
     int mask;     /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
     int stream;   /* the whole result is large: write long contiguous runs around the cache */
     /* A table the op reads, or NULL.  FB_OP_COPY of sub-byte types whose bits are not the low
        bits of the byte: 256 bytes each byte goes through (fastbits.spec.subbyte_bits), in
-       place of ``mask``.  FB_OP_LOOKUP: 256 elements of ``width`` bytes, native order. */
+       place of ``mask``.  FB_OP_LOOKUP: 256 elements of ``width`` bytes, native order.
+       FB_OP_CONVERT: an fb_cast (convert.h). */
     const void *table;
 } fb_kernel;
 
 /* 1 for the ops that read one input. */
-static inline int fb_op_unary(int op) { return op == FB_OP_NOT || op == FB_OP_COPY || op == FB_OP_LOOKUP; }
+static inline int fb_op_unary(int op) {
+    return op == FB_OP_NOT || op == FB_OP_COPY || op == FB_OP_LOOKUP || op == FB_OP_CONVERT;
+}
+
+/* The bytes of work of n elements, for the grain rule: those of the wider side. */
+static inline fb_ssize fb_kernel_work(const fb_kernel *k, fb_ssize n) {
+    return n * (k->in_width > k->width ? k->in_width : k->width);
+}
 
 /* o[i] = a[i] op b[i] for 0 <= i < n; so, sa, sb are byte strides. */
 void fb_row(const fb_kernel *k, char *o, const char *a, const char *b, fb_ssize n,

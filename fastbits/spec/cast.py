@@ -122,6 +122,8 @@ def check_cast(op: str, dtype: np.dtype, to: Any) -> tuple[DataType, DataType]:
         raise _refuse_type(op, "input 'input'", src, f"dtype {describe_dtype(dtype)}")
     dst = resolve_to(to, op, CAST_T)
     if dst not in CAST_T:
+        if op == CAST_LIKE:  # CastLike's target is the type of its input 'target_type'
+            raise _refuse_type(op, "input 'target_type'", dst, f"dtype {describe_dtype(np.dtype(to))}")
         raise _refuse_type(op, "attribute 'to'", dst, f"{type_string(dst)} ({int(dst)})")
     return src, dst
 

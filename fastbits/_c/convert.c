@@ -1,0 +1,369 @@
+/* Cast's conversions (convert.h): the reference's rules (fastbits/_cast_py.py), element by
+   element.  Every step is defined C: a float becomes an integer only once it is known to be in
+   the integer's range, and the float formats are encoded from the bits of a double. */
+#include "convert.h"
+
+#include <string.h>
+
+#define BLOCK 256 /* elements of a row that go through the intermediate at a time (2 KiB) */
+
+/* A float from its bits and back (memcpy: a move, for the compiler). */
+static FB_ALWAYS_INLINE double double_of(uint64_t b) { double x; memcpy(&x, &b, sizeof x); return x; }
+static FB_ALWAYS_INLINE uint64_t bits_of(double x) { uint64_t b; memcpy(&b, &x, sizeof b); return b; }
+static FB_ALWAYS_INLINE float float_of(uint32_t b) { float x; memcpy(&x, &b, sizeof x); return x; }
+static FB_ALWAYS_INLINE uint32_t bits_of_float(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return b; }
+
+/* --------------------------------------------------------------------------
+   Reading: a source element as the exact intermediate */
+
+/* binary16, exactly; a NaN keeps its payload in the double's top mantissa bits (as numpy's). */
+static FB_ALWAYS_INLINE double f16_value(uint16_t h) {
+    const uint64_t sign = (uint64_t)(h >> 15) << 63;
+    const int e = (h >> 10) & 31;
+    const uint64_t m = h & 1023u;
+    if (e == 0) return double_of(sign | bits_of((double)m * 0x1p-24)); /* zero, subnormal */
+    if (e == 31) return double_of(sign | 0x7FF0000000000000u | m << 42);
+    return double_of(sign | (uint64_t)(e - 15 + 1023) << 52 | m << 42);
+}
+
+static FB_ALWAYS_INLINE double bf16_value(uint16_t h) { return (double)float_of((uint32_t)h << 16); }
+
+static FB_ALWAYS_INLINE int bit_length(uint64_t m) { /* m > 0 */
+#if defined(__GNUC__) || defined(__clang__)
+    return 64 - __builtin_clzll(m);
+#else
+    int n = 0;
+    while (m) m >>= 1, n++;
+    return n;
+#endif
+}
+
+/* An integer's magnitude as a double: exact up to 2**53, beyond rounded to 53 bits to odd (the
+   lowest kept bit set when any dropped bit was), so that one more rounding is exact. */
+static FB_ALWAYS_INLINE double odd_value(uint64_t m) {
+    int shift;
+    uint64_t kept;
+    if (m <= (uint64_t)1 << 53) return (double)m;
+    shift = bit_length(m) - 53;
+    kept = m >> shift | ((m & (((uint64_t)1 << shift) - 1)) != 0);
+    return (double)kept * double_of((uint64_t)(1023 + shift) << 52); /* exact: a power of two */
+}
+
+static FB_ALWAYS_INLINE double i64_value(int64_t v) {
+    const double d = odd_value(v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    return v < 0 ? -d : d;
+}
+
+/* v[i] = source element i, for m elements at byte stride sa; a contiguous row gets a loop of its
+   own, which the compiler vectorizes. */
+#define READ(T, EXPR)                                                                            \
+    do {                                                                                         \
+        if (sa == (fb_ssize)sizeof(T))                                                           \
+            for (i = 0; i < m; i++) {                                                            \
+                T x;                                                                             \
+                memcpy(&x, a + i * (fb_ssize)sizeof(T), sizeof(T));                              \
+                v[i] = EXPR;                                                                     \
+            }                                                                                    \
+        else                                                                                     \
+            for (i = 0; i < m; i++) {                                                            \
+                T x;                                                                             \
+                memcpy(&x, a + i * sa, sizeof(T));                                               \
+                v[i] = EXPR;                                                                     \
+            }                                                                                    \
+    } while (0)
+
+static FB_ALWAYS_INLINE void read_doubles(int src, double *v, const char *a, fb_ssize sa, fb_ssize m) {
+    fb_ssize i;
+    switch (src) {
+    case FB_NUM_I8: READ(int8_t, (double)x); break;
+    case FB_NUM_I16: READ(int16_t, (double)x); break;
+    case FB_NUM_I32: READ(int32_t, (double)x); break;
+    case FB_NUM_I64: READ(int64_t, i64_value(x)); break;
+    case FB_NUM_U8: case FB_NUM_BOOL: READ(uint8_t, (double)x); break;
+    case FB_NUM_U16: READ(uint16_t, (double)x); break;
+    case FB_NUM_U32: READ(uint32_t, (double)x); break;
+    case FB_NUM_U64: READ(uint64_t, odd_value(x)); break;
+    case FB_NUM_F16: READ(uint16_t, f16_value(x)); break;
+    case FB_NUM_BF16: READ(uint16_t, bf16_value(x)); break;
+    case FB_NUM_F32: READ(float, (double)x); break;
+    default: READ(double, x); break;
+    }
+}
+
+/* An integer source's value, two's complement in 64 bits. */
+static FB_ALWAYS_INLINE void read_integers(int src, uint64_t *v, const char *a, fb_ssize sa, fb_ssize m) {
+    fb_ssize i;
+    switch (src) {
+    case FB_NUM_I8: READ(int8_t, (uint64_t)(int64_t)x); break;
+    case FB_NUM_I16: READ(int16_t, (uint64_t)(int64_t)x); break;
+    case FB_NUM_I32: READ(int32_t, (uint64_t)(int64_t)x); break;
+    case FB_NUM_U8: case FB_NUM_BOOL: READ(uint8_t, (uint64_t)x); break;
+    case FB_NUM_U16: READ(uint16_t, (uint64_t)x); break;
+    case FB_NUM_U32: READ(uint32_t, (uint64_t)x); break;
+    default: READ(uint64_t, x); break; /* I64, U64 */
+    }
+}
+
+/* --------------------------------------------------------------------------
+   Writing: the intermediate as a target element */
+
+#define WRITE(T, EXPR)                                                                           \
+    do {                                                                                         \
+        if (so == (fb_ssize)sizeof(T))                                                           \
+            for (i = 0; i < m; i++) {                                                            \
+                const T y = (T)(EXPR);                                                           \
+                memcpy(o + i * (fb_ssize)sizeof(T), &y, sizeof(T));                              \
+            }                                                                                    \
+        else                                                                                     \
+            for (i = 0; i < m; i++) {                                                            \
+                const T y = (T)(EXPR);                                                           \
+                memcpy(o + i * so, &y, sizeof(T));                                               \
+            }                                                                                    \
+    } while (0)
+
+/* Toward zero, into [low, high]; NaN 0; below low, low; at or above high + 1 (a power of two,
+   exact as a double), high.  Only an in-range value is converted. */
+static FB_ALWAYS_INLINE int64_t toward_zero(double x, double low, double above, int64_t low_i, int64_t high_i) {
+    if (x != x) return 0;
+    if (x < low) return low_i;
+    if (x >= above) return high_i;
+    return (int64_t)x;
+}
+
+static FB_ALWAYS_INLINE uint64_t toward_zero_u64(double x) {
+    if (!(x >= 0)) return 0; /* NaN and the negatives: -0.5 is 0 toward zero too */
+    if (x >= 0x1p64) return UINT64_MAX;
+    return (uint64_t)x;
+}
+
+/* To nearest even, then the low bits (int4.md's "rounding and truncating"); NaN and the
+   infinities 0.  Beyond 2**62 every double is a multiple of 2**10: its low bits are 0. */
+static FB_ALWAYS_INLINE uint8_t small_of(double x, uint8_t mask) {
+    const double a = double_of(bits_of(x) & 0x7FFFFFFFFFFFFFFFu);
+    uint64_t n;
+    if (!(a < 0x1p62)) return 0;
+    n = (uint64_t)(a < 0x1p52 ? (a + 0x1p52) - 0x1p52 : a); /* the sum rounds ties to even */
+    return (uint8_t)((x < 0 ? 0 - n : n) & mask);
+}
+
+/* A float format's constants, from fb_cast's parameters. */
+typedef struct {
+    int mbits, emin, emax; /* the smallest normal and the largest finite exponents, biased as a double's */
+    int emin32, emax32;    /* the same, biased as a float's */
+    int sat, special, signed_zero;
+    uint32_t top, largest, inf, nan; /* the sign bit; codes */
+    /* what NaN and what is out of range become, and whether the input's sign is added to it */
+    uint32_t nan_code, over_code;
+    int nan_signed, over_signed;
+} format_t;
+
+static void format_of(const fb_cast *c, format_t *f) {
+    const int all = (1 << c->ebits) - 1;
+    const uint32_t mantissas = (1u << c->mbits) - 1;
+    const int top_field = c->special == FB_SPECIAL_IEEE ? all - 1 : all;
+    f->mbits = c->mbits;
+    f->emin = 1023 + 1 - c->bias;
+    f->emax = 1023 + top_field - c->bias;
+    f->special = c->special;
+    f->sat = c->special == FB_SPECIAL_NONE || c->saturate;
+    f->signed_zero = c->signed_zero;
+    f->top = 1u << (c->ebits + c->mbits);
+    f->largest = (uint32_t)top_field << c->mbits | (c->special == FB_SPECIAL_FN ? mantissas - 1 : mantissas);
+    f->inf = (uint32_t)all << c->mbits;
+    f->nan = c->special == FB_SPECIAL_IEEE ? f->inf | 1u << (c->mbits - 1)
+           : c->special == FB_SPECIAL_FN ? f->top - 1 : f->top;
+    f->emin32 = f->emin - 1023 + 127;
+    f->emax32 = f->emax - 1023 + 127;
+    f->nan_code = c->special == FB_SPECIAL_NONE ? f->largest : f->nan;
+    f->nan_signed = c->special == FB_SPECIAL_IEEE || c->special == FB_SPECIAL_FN;
+    f->over_code = f->sat ? f->largest : c->special == FB_SPECIAL_IEEE ? f->inf : f->nan;
+    f->over_signed = f->sat || c->special != FB_SPECIAL_UZ;
+}
+
+/* The code of x in format f: round to nearest even, then the format's rules for out of range,
+   infinite, NaN and zero (the reference's _to_float_codes).  Adding 2**(E + 52 - mbits), E the
+   exponent of x's binade in the format (the smallest normal one for its subnormals), leaves the
+   double one ulp of exactly the format's quantum there: the sum rounds x as the format does,
+   and the count of its ulps above that power of two is x's code within the binade. */
+static FB_ALWAYS_INLINE uint32_t encode(double x, const format_t *f) {
+    const uint64_t w = bits_of(x);
+    const uint32_t sign = w >> 63 ? f->top : 0;
+    const uint64_t a = w & 0x7FFFFFFFFFFFFFFFu;
+    const int e = (int)(a >> 52);
+    if (a > 0x7FF0000000000000u) { /* NaN */
+        if (f->special == FB_SPECIAL_NONE) return f->largest;
+        return f->special == FB_SPECIAL_UZ ? f->top : f->nan | sign;
+    }
+    if (e <= f->emax) {
+        const int binade = e < f->emin ? f->emin : e;
+        const double magic = double_of((uint64_t)(binade + 52 - f->mbits) << 52);
+        const uint32_t code = ((uint32_t)(binade - f->emin) << f->mbits)
+                            + (uint32_t)(bits_of(double_of(a) + magic) - bits_of(magic));
+        if (code <= f->largest) return code == 0 && !f->signed_zero ? 0 : code | sign;
+    }
+    /* beyond the largest finite value, infinities included */
+    if (f->sat) return f->largest | sign;
+    if (f->special == FB_SPECIAL_IEEE) return f->inf | sign;
+    return f->special == FB_SPECIAL_FN ? f->nan | sign : f->top;
+}
+
+/* encode() for a float's bits w, in float arithmetic, without a branch (so that compilers
+   vectorize it): every value goes through the same steps and selects its result at the end.
+   The binade is clamped into the format's, so that the magic number stays finite; what lies
+   beyond is out of range anyway.  For formats whose binades a float holds (all but bfloat16,
+   whose quantum at its largest binade would be 2**(127 + 16)). */
+static FB_ALWAYS_INLINE uint32_t encode32(uint32_t w, const format_t *f) {
+    const uint32_t sign = (w >> 31) * f->top;
+    const uint32_t a = w & 0x7FFFFFFFu;
+    const int e = (int)(a >> 23);
+    const int binade = e < f->emin32 ? f->emin32 : e > f->emax32 ? f->emax32 : e;
+    const float magic = float_of((uint32_t)(binade + 23 - f->mbits) << 23);
+    const uint32_t code = ((uint32_t)(binade - f->emin32) << f->mbits)
+                        + (bits_of_float(float_of(a) + magic) - bits_of_float(magic));
+    const uint32_t finite = code == 0 && !f->signed_zero ? 0 : code | sign;
+    const uint32_t over = f->over_code | (f->over_signed ? sign : 0);
+    const uint32_t nan = f->nan_code | (f->nan_signed ? sign : 0);
+    return a > 0x7F800000u ? nan : (e > f->emax32 || code > f->largest) ? over : finite;
+}
+
+/* small_of() for a float, from its bits, without a branch (so that compilers vectorize it):
+   below 2**23 the add of 2**23 rounds |x| to an integer, which the sum's mantissa holds (2**23
+   itself as 0, the same low bits); from 2**23 to 2**27 |x| is an integer whose low bits are its
+   mantissa's, shifted by at most 3; from 2**27 on (infinities and NaN too) they are 0.  The
+   magnitudes are compared as bits, which order them (NaN above the infinities). */
+static FB_ALWAYS_INLINE uint8_t small_of_float(uint32_t w, uint8_t mask) {
+    const uint32_t bits = w & 0x7FFFFFFFu;
+    const uint32_t below = bits_of_float(float_of(bits) + 0x1p23f) & 0x7FFFFFu;
+    const uint32_t above = (0x800000u | (bits & 0x7FFFFFu)) << (((bits >> 23) - 150) & 3);
+    /* as masks, not a choice: GCC keeps a choice between a float sum and something else a branch */
+    const uint32_t is_below = 0u - (uint32_t)(bits < 0x4B000000u);               /* 2**23 */
+    const uint32_t is_above = 0u - (uint32_t)(bits - 0x4B000000u < 0x2000000u); /* to 2**27 */
+    const uint32_t n = (below & is_below) | (above & is_above);
+    const uint32_t negative = 0u - (w >> 31);
+    return (uint8_t)(((n ^ negative) - negative) & mask);
+}
+
+static FB_ALWAYS_INLINE void write_doubles(const fb_cast *c, const format_t *f, char *o, fb_ssize so,
+                                           const double *v, fb_ssize m) {
+    fb_ssize i;
+    const uint8_t mask = (uint8_t)((1u << c->bits) - 1);
+    switch (c->dst) {
+    case FB_NUM_I8: WRITE(int8_t, toward_zero(v[i], -0x1p7, 0x1p7, INT8_MIN, INT8_MAX)); break;
+    case FB_NUM_I16: WRITE(int16_t, toward_zero(v[i], -0x1p15, 0x1p15, INT16_MIN, INT16_MAX)); break;
+    case FB_NUM_I32: WRITE(int32_t, toward_zero(v[i], -0x1p31, 0x1p31, INT32_MIN, INT32_MAX)); break;
+    case FB_NUM_I64: WRITE(int64_t, toward_zero(v[i], -0x1p63, 0x1p63, INT64_MIN, INT64_MAX)); break;
+    case FB_NUM_U8: WRITE(uint8_t, toward_zero(v[i], 0, 0x1p8, 0, UINT8_MAX)); break;
+    case FB_NUM_U16: WRITE(uint16_t, toward_zero(v[i], 0, 0x1p16, 0, UINT16_MAX)); break;
+    case FB_NUM_U32: WRITE(uint32_t, toward_zero(v[i], 0, 0x1p32, 0, UINT32_MAX)); break;
+    case FB_NUM_U64: WRITE(uint64_t, toward_zero_u64(v[i])); break;
+    case FB_NUM_F32: WRITE(float, v[i]); break; /* to nearest even, out of range to infinity */
+    case FB_NUM_F64: WRITE(double, v[i]); break;
+    case FB_NUM_BOOL: WRITE(uint8_t, v[i] != 0); break; /* NaN is True */
+    case FB_NUM_SMALL: WRITE(uint8_t, small_of(v[i], mask)); break;
+    default: /* FB_NUM_FORMAT */
+        if (c->ebits + c->mbits + 1 > 8) WRITE(uint16_t, encode(v[i], f));
+        else WRITE(uint8_t, encode(v[i], f));
+        break;
+    }
+}
+
+/* An integer into an integer: its low bits, read in the target's two's complement. */
+static FB_ALWAYS_INLINE void write_integers(const fb_cast *c, char *o, fb_ssize so, const uint64_t *v, fb_ssize m) {
+    fb_ssize i;
+    switch (c->dst) {
+    case FB_NUM_I8: case FB_NUM_U8: WRITE(uint8_t, v[i]); break;
+    case FB_NUM_I16: case FB_NUM_U16: WRITE(uint16_t, v[i]); break;
+    case FB_NUM_I32: case FB_NUM_U32: WRITE(uint32_t, v[i]); break;
+    case FB_NUM_BOOL: WRITE(uint8_t, v[i] != 0); break;
+    case FB_NUM_SMALL: WRITE(uint8_t, v[i] & ((1u << c->bits) - 1)); break;
+    default: WRITE(uint64_t, v[i]); break; /* I64, U64 */
+    }
+}
+
+/* --------------------------------------------------------------------------
+   Loops of their own: one pass, no intermediate */
+
+#define DIRECT(S, D, EXPR)                                                                       \
+    do {                                                                                         \
+        fb_ssize i;                                                                              \
+        if (so == (fb_ssize)sizeof(D) && sa == (fb_ssize)sizeof(S))                              \
+            for (i = 0; i < n; i++) {                                                            \
+                S x;                                                                             \
+                D y;                                                                             \
+                memcpy(&x, a + i * (fb_ssize)sizeof(S), sizeof(S));                              \
+                y = (D)(EXPR);                                                                   \
+                memcpy(o + i * (fb_ssize)sizeof(D), &y, sizeof(D));                              \
+            }                                                                                    \
+        else                                                                                     \
+            for (i = 0; i < n; i++) {                                                            \
+                S x;                                                                             \
+                D y;                                                                             \
+                memcpy(&x, a + i * sa, sizeof(S));                                               \
+                y = (D)(EXPR);                                                                   \
+                memcpy(o + i * so, &y, sizeof(D));                                               \
+            }                                                                                    \
+        return 1;                                                                                \
+    } while (0)
+
+/* bfloat16 from a float's bits: to nearest even by an add that carries into the kept half; a
+   NaN is the quiet NaN of its sign. */
+static FB_ALWAYS_INLINE uint16_t bf16_of(uint32_t w) {
+    if ((w & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)(w >> 16 & 0x8000u) | 0x7FC0u;
+    return (uint16_t)((w + 0x7FFFu + (w >> 16 & 1u)) >> 16);
+}
+
+static FB_ALWAYS_INLINE int direct(const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n) {
+    const int src = c->src, dst = c->dst;
+    if (src == FB_NUM_F32 && dst == FB_NUM_SMALL) {
+        const uint8_t mask = (uint8_t)((1u << c->bits) - 1);
+        DIRECT(uint32_t, uint8_t, small_of_float(x, mask));
+    }
+    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT && !(c->ebits == 8 && c->mbits == 7)) {
+        format_t f;
+        format_of(c, &f);
+        if (c->ebits + c->mbits + 1 > 8) DIRECT(uint32_t, uint16_t, encode32(x, &f));
+        DIRECT(uint32_t, uint8_t, encode32(x, &f));
+    }
+    if (src == FB_NUM_F64 && dst == FB_NUM_F32) DIRECT(double, float, x);
+    if (src == FB_NUM_F32 && dst == FB_NUM_F64) DIRECT(float, double, x);
+    if (src == FB_NUM_I64 && dst == FB_NUM_F64) DIRECT(int64_t, double, x);   /* one rounding */
+    if (src == FB_NUM_U64 && dst == FB_NUM_F64) DIRECT(uint64_t, double, x);
+    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT && c->ebits == 8 && c->mbits == 7) DIRECT(uint32_t, uint16_t, bf16_of(x));
+    if ((src == FB_NUM_I64 || src == FB_NUM_U64) && (dst == FB_NUM_I32 || dst == FB_NUM_U32)) DIRECT(uint64_t, uint32_t, x);
+    if ((src == FB_NUM_I32 || src == FB_NUM_U32) && (dst == FB_NUM_I64 || dst == FB_NUM_U64))
+        DIRECT(uint32_t, uint64_t, src == FB_NUM_I32 ? (uint64_t)(int64_t)(int32_t)x : (uint64_t)x);
+    return 0;
+}
+
+/* --------------------------------------------------------------------------
+   A row */
+
+static FB_ALWAYS_INLINE int integer(int num) {
+    return num <= FB_NUM_U64 || num == FB_NUM_BOOL;
+}
+
+FB_CLONES void fb_convert_row(const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n) {
+    format_t f;
+    fb_ssize start, m;
+    if (direct(c, o, so, a, sa, n)) return;
+    if (integer(c->src) && (integer(c->dst) || c->dst == FB_NUM_SMALL)) {
+        uint64_t v[BLOCK];
+        for (start = 0; start < n; start += m) {
+            m = n - start < BLOCK ? n - start : BLOCK;
+            read_integers(c->src, v, a + start * sa, sa, m);
+            write_integers(c, o + start * so, so, v, m);
+        }
+        return;
+    }
+    if (c->dst == FB_NUM_FORMAT) format_of(c, &f);
+    else memset(&f, 0, sizeof f);
+    {
+        double v[BLOCK];
+        for (start = 0; start < n; start += m) {
+            m = n - start < BLOCK ? n - start : BLOCK;
+            read_doubles(c->src, v, a + start * sa, sa, m);
+            write_doubles(c, &f, o + start * so, so, v, m);
+        }
+    }
+}
+
