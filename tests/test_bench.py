@@ -19,8 +19,8 @@ import fastbits
 from fastbits import _cpus
 from support import import_required, run_into_closed_pipe
 
-IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref"}
-GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast"}
+IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref", "onnx-ref+fb"}
+GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast", "cast"}
 SIBLINGS = ("or", "xor", "not", "shl", "shr")   # BitwiseAnd's siblings, by Case.op
 
 
@@ -560,3 +560,27 @@ def test_chart_reads_at_page_width():
                 assert all(plot.operator_of(c) == operator for c in report["cases"] if c["name"] in names)
         finally:
             plt.close(fig)
+
+
+def test_bench_cast_rows():
+    """Cast's rows: the pairs the issue names, each checked against numpy's or ml_dtypes' astype
+    (the smoke one run here), in onnx's evaluator alone and with fastbits' operators."""
+    from fastbits._bench.cases import select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    import numpy as np
+
+    pairs = {(c.name.split()[1], c.saturate) for c in select("full") if c.op == "cast" and "n=16M" in c.name}
+    assert pairs >= {("float->float16", True), ("double->float", True), ("int64->int32", True),
+                     ("float->bfloat16", True), ("float->float8e4m3fn", False), ("float->float8e4m3fn", True),
+                     ("float8e4m3fn->float", True), ("float->int4", True)}
+    impls = implementations(fastbits.get_num_threads())
+    available = {i.name for i in impls if i.available}
+    (case,) = [c for c in select("smoke") if c.op == "cast"]
+    record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
+    results = record["results"]
+    assert record["layout"].endswith("-> FLOAT8E4M3FN, saturate=False") and record["bytes"] == 5 * 1024
+    for name in ("numpy", "fastbits-py", "fastbits-c", "onnx-ref", "onnx-ref+fb"):
+        assert results[name]["status"] == ("ok" if name in available else "absent"), (name, results[name])

@@ -103,9 +103,10 @@ class _Progress:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m fastbits bench",
-        description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast and "
-                    "packing against numpy, onnxruntime and the onnx reference evaluator, interleaved in one "
-                    "process, after checking that every result equals numpy's bit for bit; each rate as a "
+        description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast "
+                    "and packing against numpy (Cast: numpy's or ml_dtypes' astype), onnxruntime and the onnx "
+                    "reference evaluator (alone, and with fastbits' operators), interleaved in one process, "
+                    "after checking that every result equals numpy's bit for bit; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
                     "(under 10 s on a 2-core machine); --full for the whole suite.",
     )

@@ -89,12 +89,13 @@ class Case:
 
     group: str
     name: str
-    op: str                                  # a key of ELEMENTWISE, "bitcast", "pack" or "unpack"
+    op: str                                  # a key of ELEMENTWISE, "bitcast", "cast", "pack" or "unpack"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
     out: bool = False                        # an elementwise operator into a preallocated out=
     copy: bool = False                       # BitCast copy=True
-    to: str | None = None                    # BitCast target, an ONNX type name
+    to: str | None = None                    # BitCast's and Cast's target, an ONNX type name
+    saturate: bool = True                    # Cast's saturate
     reference: Callable[..., np.ndarray] | None = None   # numpy's way to the same bits
     # the result every implementation must give, when numpy's timed call is a bar that computes
     # something else (pack/unpack: np.copy of the one-value-per-byte array)
@@ -116,6 +117,8 @@ class Case:
             return f"{spec_of(arrays['x'])} -> packed uint8"
         if self.op == "unpack":
             return f"{arrays['data'].size} packed bytes -> {arrays['x'].shape} {self.to}"
+        if self.op == "cast":
+            return f"{spec_of(arrays['x'])} -> {self.to}" + ("" if self.saturate else ", saturate=False")
         mode = "copy=True" if self.copy else "copy=False"
         return f"{spec_of(arrays['x'])} -> {self.to}, {mode}"
 
@@ -257,6 +260,55 @@ def packing_case(op, code, n, tiers):
                 expected=expected)
 
 
+def _cast_case(n: int, src: str, to: str, make, reference, tiers: str, saturate: bool = True) -> Case:
+    """Cast of n elements made by ``make(rng, n)`` (values on which numpy's or ml_dtypes' ``astype``,
+    the ``reference``, follows the spec: in range where it does not saturate as Cast does)."""
+    name = f"cast {src}->{to.lower()} n={_size(n)}" + ("" if saturate else " saturate=0")
+    note = INT4_NOTE if to == "INT4" else None
+    return Case("cast", name, "cast", lambda rng: {"x": make(rng, n)}, tiers, to=to, saturate=saturate,
+                reference=reference, note=note)
+
+
+INT4_NOTE = ("integer-valued floats: ml_dtypes' astype into int4 truncates toward zero, where Cast rounds "
+             "to nearest even (int4.md)")
+
+
+def _cast_cases() -> list[Case]:
+    """Cast: the pairs a model's conversions take most, against numpy's ``astype`` (float16,
+    float32, int32) or ml_dtypes' (bfloat16, float8, int4)."""
+    import ml_dtypes
+
+    def normal(dtype, scale):
+        return lambda rng, n: (rng.standard_normal(n) * scale).astype(dtype)
+
+    f8 = ml_dtypes.float8_e4m3fn
+    int64 = lambda rng, n: _ints(rng, np.int64, n)  # noqa: E731
+    f8_codes = lambda rng, n: rng.integers(0, 256, n, dtype=np.uint8).view(f8)  # noqa: E731
+    # ml_dtypes' int4 truncates toward zero where Cast rounds to nearest even: integer values,
+    # on which the two agree
+    in_int4 = lambda rng, n: rng.integers(-8, 8, n).astype(np.float32)  # noqa: E731
+    rows = [  # (source, target, make, reference, saturate, tiers at 1M, tiers at 16M)
+        ("float", "FLOAT16", normal(np.float32, 1000), lambda x: x.astype(np.float16), True, "q", "f"),
+        ("double", "FLOAT", normal(np.float64, 1), lambda x: x.astype(np.float32), True, "", "f"),
+        ("int64", "INT32", int64, lambda x: x.astype(np.int32), True, "", "f"),
+        ("float", "BFLOAT16", normal(np.float32, 1), lambda x: x.astype(ml_dtypes.bfloat16), True, "", "f"),
+        # ml_dtypes does not saturate: the comparison is with saturate=False, its rule
+        ("float", "FLOAT8E4M3FN", normal(np.float32, 100), lambda x: x.astype(f8), False, "sq", "f"),
+        # Cast's default, saturate=1, on values far inside the range, where ml_dtypes agrees
+        ("float", "FLOAT8E4M3FN", normal(np.float32, 30), lambda x: x.astype(f8), True, "", "f"),
+        ("float8e4m3fn", "FLOAT", f8_codes, lambda x: x.astype(np.float32), True, "", "f"),
+        ("float", "INT4", in_int4, lambda x: x.astype(ml_dtypes.int4), True, "", "f"),
+    ]
+    cases = []
+    for src, to, make, reference, saturate, small, large in rows:
+        if small:
+            cases.append(_cast_case(M if small != "sq" else K, src, to, make, reference, small, saturate))
+            if small == "sq":
+                cases.append(_cast_case(M, src, to, make, reference, "q", saturate))
+        cases.append(_cast_case(16 * M, src, to, make, reference, large, saturate))
+    return cases
+
+
 def all_cases() -> list[Case]:
     """Every case of the suite; a mode runs those whose ``tiers`` name it."""
     out: list[Case] = []
@@ -329,6 +381,8 @@ def all_cases() -> list[Case]:
         Case("bitcast", "bitcast int4->uint4 copy n=1M", "bitcast", lambda rng: {"x": _int4(M)(rng)}, "q",
              to="UINT4", copy=True, reference=_uint4_copy),
     ]
+    # Cast
+    out += _cast_cases()
     # ONNX's packed layout: pack and unpack, against np.copy of the unpacked array
     D = spec.DataType
     out += [
@@ -362,6 +416,8 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
         xs = operands(arrays)
         return sum(x.nbytes for x in xs) + _result_bytes(xs)
     x = arrays["x"]
+    if case.op == "cast":  # the input and the result
+        return x.nbytes + x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
     if case.op in ("pack", "unpack"):  # the unpacked elements and the packed bytes
         return x.nbytes + spec.packed_size(spec.datatype_of(x.dtype), x.size)
     if case.copy or x.dtype.byteorder == ">":

@@ -47,6 +47,9 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
             fn = lambda: packing.unpack(data, to, shape)  # noqa: E731
         elif case.op in ELEMENTWISE:
             fn = ELEMENTWISE[case.op].call(module, arrays)
+        elif case.op == "cast":
+            x, to, saturate = arrays["x"], case.to, case.saturate
+            fn = lambda: module.cast(x, to, saturate=saturate)  # noqa: E731
         else:
             x, to, copy = arrays["x"], case.to, case.copy
             fn = lambda: module.bitcast(x, to, copy=copy)  # noqa: E731
@@ -68,7 +71,7 @@ def numpy_prepare(case, arrays):
 def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
     if case.op in ELEMENTWISE:
         return models.model(case.op, arrays["a"].dtype)
-    return models.model("bitcast", arrays["x"].dtype, case.to)
+    return models.model(case.op, arrays["x"].dtype, case.to, case.saturate)
 
 
 def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
@@ -104,9 +107,9 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
         try:
             sess = session(_model(models, case, arrays))
         except Exception as exc:  # NOT_IMPLEMENTED kernels and the like: the case is n/a
-            if "NOT_IMPLEMENTED" in str(exc) and case.op == "bitcast":
-                return (f"onnxruntime {ort.__version__} has no BitCast kernel for "
-                        f"{arrays['x'].dtype} -> {case.to} (NOT_IMPLEMENTED)")
+            if "NOT_IMPLEMENTED" in str(exc) and case.op in ("bitcast", "cast"):
+                return (f"onnxruntime {ort.__version__} has no {'BitCast' if case.op == 'bitcast' else 'Cast'} "
+                        f"kernel for {arrays['x'].dtype} -> {case.to} (NOT_IMPLEMENTED)")
             if "NOT_IMPLEMENTED" in str(exc) and case.op in ELEMENTWISE:
                 return (f"onnxruntime {ort.__version__} has no {ELEMENTWISE[case.op].onnx} kernel for "
                         f"{arrays['a'].dtype} (NOT_IMPLEMENTED)")
@@ -129,36 +132,47 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
                 return out
 
             return run_bound
+        if case.op == "cast" and spec.numpy_dtype(spec.DataType[case.to]).itemsize == 1:
+            dtype = spec.numpy_dtype(spec.DataType[case.to])
+            return lambda: sess.run(None, feeds)[0].view(dtype)  # the float 8 types come out as uint8 bits
         return lambda: sess.run(None, feeds)[0]
 
     return Impl(name, description, prepare=prepare, threads=threads)
 
 
-def _reference_impl(models: _ort.Models | None) -> Impl:
-    description = ("onnx.reference.ReferenceEvaluator (numpy inside); no out= API; pack/unpack: "
-                   "onnx.numpy_helper.from_array / to_array")
+def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> Impl:
+    """onnx's reference evaluator alone, or with fastbits' operators (``new_ops``)."""
+    if with_fastbits:
+        name = "onnx-ref+fb"
+        description = ("onnx.reference.ReferenceEvaluator with new_ops=fastbits.onnx_ops.OPS: fastbits' "
+                       "kernels (the active path) inside onnx's evaluator; no out= API")
+    else:
+        name = "onnx-ref"
+        description = ("onnx.reference.ReferenceEvaluator (numpy inside); no out= API; pack/unpack: "
+                       "onnx.numpy_helper.from_array / to_array")
     if models is None:
-        return Impl("onnx-ref", description, False, "onnx not installed")
+        return Impl(name, description, False, "onnx not installed")
     from onnx.reference import ReferenceEvaluator
 
+    new_ops = import_module("fastbits.onnx_ops").OPS if with_fastbits else None
     evaluators: dict[int, Any] = {}
 
     def prepare(case, arrays):
         if case.op in ("pack", "unpack"):
-            return _numpy_helper_prepare(case, arrays)
+            return "no operator: pack and unpack are not nodes" if with_fastbits else _numpy_helper_prepare(case, arrays)
         if case.out:
             return "no out= API"
         model = _model(models, case, arrays)
         if id(model) not in evaluators:
             try:
-                evaluators[id(model)] = ReferenceEvaluator(model)
+                evaluators[id(model)] = ReferenceEvaluator(model, new_ops=new_ops)
             except Exception as exc:
                 return first_line(exc)
         ref = evaluators[id(model)]
         feeds = _feeds(case, arrays)
         return lambda: ref.run(None, feeds)[0]
 
-    return Impl("onnx-ref", description, prepare=prepare)
+    return Impl(name, description, prepare=prepare)
 
 
 def _numpy_helper_prepare(case: Case, arrays: dict[str, Any]):
@@ -208,6 +222,7 @@ def implementations(threads: int = 1) -> list[Impl]:
     impls.append(_ort_impl(models, 1))
     impls.append(_ort_impl(models, None))
     impls.append(_reference_impl(models))
+    impls.append(_reference_impl(models, with_fastbits=True))
     return impls
 
 

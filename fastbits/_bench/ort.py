@@ -4,7 +4,7 @@ Every benchmark that runs onnxruntime or the onnx reference evaluator builds
 its model here: an elementwise operator of :data:`.cases.ELEMENTWISE`
 (``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``, ``BitShift`` with its
 ``direction``: opset 18, inputs ``a`` and ``b``; ``BitwiseNot``: input ``a``)
-or ``BitCast`` (opset 26, input ``x``), output ``y``.
+or ``BitCast`` (opset 26) or ``Cast`` (opset 21), input ``x``, output ``y``.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ class Models:
             dtype = dtype.newbyteorder("=")
         return fastbits.spec.resolve_to(dtype).value
 
-    def model(self, op: str, dtype, to: str | None = None):
-        """The model of ``op`` (a key of :data:`.cases.ELEMENTWISE`, or "bitcast") on inputs of
-        ``dtype``; a BitCast to ``to``, an ONNX type name."""
+    def model(self, op: str, dtype, to: str | None = None, saturate: bool = True):
+        """The model of ``op`` (a key of :data:`.cases.ELEMENTWISE`, "bitcast" or "cast") on inputs
+        of ``dtype``; a BitCast or Cast to ``to``, an ONNX type name (Cast with ``saturate``)."""
         h, TP = self.helper, self.onnx.TensorProto
         if op in ELEMENTWISE:
             e, t = ELEMENTWISE[op], self.tensor_type(dtype)
@@ -53,12 +53,15 @@ class Models:
         else:
             src = self.tensor_type(dtype)
             dst = getattr(TP, to)
-            key = ("bitcast", src, dst)
+            key = (op, src, dst, saturate)
             if key not in self.models:
-                node = h.make_node("BitCast", ["x"], ["y"], to=dst)
+                if op == "bitcast":
+                    node, opset = h.make_node("BitCast", ["x"], ["y"], to=dst), 26
+                else:  # Cast-21: the float 8 types, saturate, int4
+                    node, opset = h.make_node("Cast", ["x"], ["y"], to=dst, saturate=int(saturate)), 21
                 inputs = [h.make_tensor_value_info("x", src, None)]
                 outputs = [h.make_tensor_value_info("y", dst, None)]
-                self.models[key] = self._make(node, inputs, outputs, 26)
+                self.models[key] = self._make(node, inputs, outputs, opset)
         return self.models[key]
 
     def _make(self, node, inputs, outputs, opset):

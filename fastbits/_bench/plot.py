@@ -33,9 +33,10 @@ OTHERS = {
     "ort": ("onnxruntime", "tab:orange", "D"),
     "ort-1t": ("onnxruntime, 1 thread", "tab:purple", "^"),
     "onnx-ref": ("onnx reference evaluator", "tab:brown", "v"),
+    "onnx-ref+fb": ("onnx reference evaluator with fastbits' ops", "tab:cyan", "*"),
 }
 #: For an implementation OTHERS does not name.
-SPARE_STYLES = [("tab:pink", "P"), ("tab:olive", "X"), ("tab:cyan", "*")]
+SPARE_STYLES = [("tab:pink", "P"), ("tab:olive", "X"), ("black", "p")]
 
 #: Text sizes, in points: readable when the docs scale a figure to the page's width.
 FONT, SMALL, TITLE = 12, 11, 14
