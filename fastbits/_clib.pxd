@@ -11,6 +11,7 @@ cdef extern from "_c/platform.h":
     Py_ssize_t fb_abs(Py_ssize_t x) noexcept nogil
     bint fb_published(const int* flag) noexcept nogil
     void fb_publish(int* flag) noexcept nogil
+    bint fb_claim(int* flag) noexcept nogil
 
 
 cdef extern from "_c/config.h":

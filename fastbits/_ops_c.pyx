@@ -35,7 +35,7 @@ from ._clib cimport (
     FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, FB_SPECIAL_FN, FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ,
     fb_cast, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
     fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
-    fb_operand, fb_plan, fb_published,
+    fb_claim, fb_operand, fb_plan, fb_publish, fb_published,
 )
 from ._common cimport (
     NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types, when_ml_dtypes,
@@ -513,7 +513,16 @@ cdef object _bitcast_slow(Entry e, PyObject** args, PyObject** options):
 # type, the C conversions (FB_OP_CONVERT, _c/convert.c) into every target but FLOAT8E8M0.  Any
 # other call (a subclass, out=, another order, FLOAT8E8M0) is the reference's.
 
-cdef dict _CAST_TABLES = {}           # (src, dst, saturate, round mode) -> 256 results, native
+cdef struct CastTable:
+    int claimed           # a thread builds it (fb_claim: one does)
+    int ready             # data, descr and width are written (fb_publish, after them)
+    const void* data      # 256 results, native order
+    PyObject* descr       # their dtype
+    int width             # their itemsize
+# by (src, dst, saturate, round mode); published through C atomics, which ThreadSanitizer sees
+# (a dict's own synchronization is the uninstrumented interpreter's)
+cdef CastTable CAST_TABLES[NUM_CODES][NUM_CODES][2][3]
+cdef list _TABLE_ARRAYS = []          # keeps every published table alive
 cdef dict _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
 cdef PyObject* _K = <PyObject*>"K"
 cdef int CAST_FROM[NUM_CODES]         # ONNX code -> the fb_num the conversions read it as, or -1
@@ -578,13 +587,13 @@ cdef object _cast_array(Entry e, cnp.ndarray X, object to, PyObject** options):
     cdef fb_cast c
     if _cast_codes(X, to, options, &src, &dst) < 0:
         return None
+    cdef CastTable* table
     if cnp.PyArray_ITEMSIZE(X) == 1:
-        table = _CAST_TABLES.get((src, dst, <object>options[0], _ROUND_MODES[<object>options[1]]))
-        if table is None:
+        table = &CAST_TABLES[src][dst][<object>options[0] is True][<int>_ROUND_MODES[<object>options[1]]]
+        if not fb_published(&table.ready):
             return None
-        return _unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=<int>cnp.PyArray_ITEMSIZE(<cnp.ndarray>table),
-                                        in_width=1, swap=0, mask=0, stream=0, table=cnp.PyArray_DATA(<cnp.ndarray>table)),
-                           <PyObject*>cnp.PyArray_DESCR(<cnp.ndarray>table), e.opname)
+        return _unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, swap=0, mask=0, stream=0,
+                                        table=table.data), table.descr, e.opname)
     if CAST_FROM[src] < 0 or CAST_TO[dst].dst < 0 or T.descr[dst] == NULL or not cnp.PyArray_ISNOTSWAPPED(X):
         return None
     if src == dst:  # a copy, NaN payloads and all, as the reference's astype
@@ -595,6 +604,21 @@ cdef object _cast_array(Entry e, cnp.ndarray X, object to, PyObject** options):
     c.saturate = c.saturate and (<object>options[0] is True)
     return _unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X),
                                     swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname)
+
+
+cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) except *:
+    """The reference's results for the 256 codes of ``src``, published into ``table`` by the
+    one thread that claims it (a table whose building failed stays the reference's)."""
+    if not fb_claim(&table.claimed):
+        return
+    codes = np.arange(256, dtype=np.uint8).view(spec.numpy_dtype(src))
+    result = np.ascontiguousarray(_cast_py.cast(codes, dst, saturate=saturate, round_mode=mode))
+    result.flags.writeable = False
+    _TABLE_ARRAYS.append(result)
+    table.data = cnp.PyArray_DATA(<cnp.ndarray>result)
+    table.descr = <PyObject*>cnp.PyArray_DESCR(<cnp.ndarray>result)
+    table.width = <int>cnp.PyArray_ITEMSIZE(<cnp.ndarray>result)
+    fb_publish(&table.ready)
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
@@ -610,11 +634,8 @@ cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
         src, dst = spec.check_cast(e.opname, x.dtype, to)
         key = (int(src), int(dst), spec.check_saturate(e.opname, saturate),
                _ROUND_MODES[spec.check_round_mode(e.opname, mode)])
-        if x.dtype.itemsize == 1 and key not in _CAST_TABLES and len(_CAST_TABLES) < 4096:
-            codes = np.arange(256, dtype=np.uint8).view(spec.numpy_dtype(src))
-            table = np.ascontiguousarray(_cast_py.cast(codes, dst, saturate=key[2], round_mode=mode))
-            table.flags.writeable = False
-            _CAST_TABLES[key] = table  # complete before it is published, one dict store
+        if x.dtype.itemsize == 1:
+            _build_table(&CAST_TABLES[key[0]][key[1]][key[2]][key[3]], src, dst, key[2], mode)
         remember_to(to, int(dst))
         if T.ml[int(src)] or T.ml[int(dst)]:
             add_ml_dtypes()

@@ -10,7 +10,7 @@
 # scripts/python-freethreaded.sh), fastbits compiled with -fsanitize=thread (the pool forced on)
 # in a throwaway venv. It runs tests/test_free_threading.py (8 threads on every operator and
 # layout while another churns the settings) and test_threads.py as they are, then the suite's
-# operator, packing and layout tests under pytest-run-parallel (4 threads each). The
+# operator, Cast, packing and layout tests under pytest-run-parallel (4 threads each). The
 # interpreter and numpy are not instrumented: their own synchronization is invisible to TSan,
 # so scripts/tsan_reports.py suppresses the reports whose racing accesses are theirs, and only
 # those. Fails on any other report: one whose racing access is in fastbits' code.
@@ -41,17 +41,27 @@ if [ "${1:-}" = "--free-threaded" ]; then
     export LD_PRELOAD="$("$cc" -print-file-name=libtsan.so)"
     export TSAN_OPTIONS="log_path=$work/tsan:halt_on_error=0:exitcode=0:second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
     cd "$work"  # the installed package, not the source tree
+    # exitcode=0 covers a crash inside the runtime too ("nested bug ... aborting"): each step must
+    # also leave its evidence (the import's line, pytest's junit file), or the run fails.
     status=0
     "$work/venv/bin/python" -c "import sys, fastbits; assert not sys._is_gil_enabled(); print('tsan:', fastbits.BACKEND, 'GIL off')" \
-        || status=$?
-    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$work/src/tests/test_free_threading.py" \
-        "$work/src/tests/test_threads.py" "$@" || status=$?
-    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --parallel-threads=4 \
+        >"$work/import.out" || status=$?
+    cat "$work/import.out"
+    grep -q "GIL off" "$work/import.out" || status=1
+    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$work/threads.xml" \
+        "$work/src/tests/test_free_threading.py" "$work/src/tests/test_threads.py" "$@" || status=$?
+    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$work/parallel.xml" --parallel-threads=4 \
         "$work/src/tests/test_bitwise_ops.py" "$work/src/tests/test_bitshift.py" "$work/src/tests/test_bitcast.py" \
-        "$work/src/tests/test_packing.py" "$work/src/tests/test_layout.py" "$@" \
+        "$work/src/tests/test_cast.py" "$work/src/tests/test_packing.py" "$work/src/tests/test_layout.py" "$@" \
         || status=$?
     unset LD_PRELOAD
     cd - >/dev/null
+    for run in threads parallel; do
+        if [ ! -s "$work/$run.xml" ]; then
+            echo "tsan: FAILED: the $run pytest run left no report (it crashed)" >&2
+            status=1
+        fi
+    done
     if ls "$work"/tsan.* >/dev/null 2>&1 && ! python3 scripts/tsan_reports.py "$work"/tsan.*; then
         echo "tsan: FAILED: ThreadSanitizer reports in fastbits' code above" >&2
         exit 1

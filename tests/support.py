@@ -557,8 +557,8 @@ def operator_layouts(size, rng):
 
 def check_every_operator(ops, size, rng):
     """Every operator of ``ops`` (and, or, xor, not, both shifts, ``out=``, BitCast copy and view,
-    pack and unpack) on uint32 operands of about ``size`` elements in each layout of
-    :func:`operator_layouts`, equal to numpy."""
+    Cast through the conversions and through a table, pack and unpack) on uint32 operands of
+    about ``size`` elements in each layout of :func:`operator_layouts`, equal to numpy."""
     for layout, a, b in operator_layouts(size, rng):
         where = f"{layout} n={size}"
         for name, expected in (("bitwise_and", a & b), ("bitwise_or", a | b), ("bitwise_xor", a ^ b)):
@@ -571,6 +571,10 @@ def check_every_operator(ops, size, rng):
         floats = ops.bitcast(a, np.float32, copy=True)
         assert np.array_equal(floats.view(np.uint32), a), where
         assert np.array_equal(ops.bitcast(np.ascontiguousarray(a), "INT32").view(np.uint32), a), where
+        half = a >> 17  # in float16's range, where numpy rounds once to nearest even, as Cast does
+        assert np.array_equal(ops.cast(half, "FLOAT16"), half.astype(np.float16)), where
+        low = a.astype(np.uint8)
+        assert np.array_equal(ops.cast(low, "FLOAT"), low.astype(np.float32)), where
         nibbles = (a % 16).astype(np.uint8).astype(ml_dtypes.uint4)
         packed = ops.pack(nibbles)
         assert np.array_equal(ops.unpack(packed, "UINT4", nibbles.shape).view(np.uint8),

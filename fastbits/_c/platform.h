@@ -100,13 +100,18 @@ static inline fb_ssize fb_abs(fb_ssize x) { return x < 0 ? -x : x; }
 #endif
 
 /* A relaxed atomic load, store and addition of a word; and a flag published once (fb_publish, a release
-   store) after the data it guards, read with an acquire load (fb_published) before that data. */
+   store) after the data it guards, read with an acquire load (fb_published) before that data.
+   fb_claim: 1 for the one caller that turns a flag from 0 to 1 (the one that writes the data). */
 #if defined(__GNUC__) || defined(__clang__)
 #define FB_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define FB_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define FB_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
 static inline int fb_published(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
 static inline void fb_publish(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELEASE); }
+static inline int fb_claim(int *flag) {
+    int expected = 0;
+    return __atomic_compare_exchange_n(flag, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
 #else /* MSVC: an aligned word is read and written whole, volatile accesses are ordered */
 #define FB_LOAD(p) (*(p))
 #define FB_STORE(p, v) (*(p) = (v))
@@ -114,6 +119,7 @@ static inline void fb_publish(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RE
 #define FB_ADD(p, v) _InterlockedExchangeAdd((volatile long *)(p), (v))
 static inline int fb_published(const int *flag) { return *(const volatile int *)flag; }
 static inline void fb_publish(int *flag) { *(volatile int *)flag = 1; }
+static inline int fb_claim(int *flag) { return _InterlockedCompareExchange((volatile long *)flag, 1, 0) == 0; }
 #endif
 
 #endif /* FASTBITS_PLATFORM_H */
