@@ -33,6 +33,7 @@ from .errors import (
     BitWidthError,
     BroadcastError,
     FastbitsError,
+    TensorDataError,
     TypeConstraintError,
     UnknownDataTypeError,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "BroadcastError",
     "DataType",
     "FastbitsError",
+    "TensorDataError",
     "TypeConstraintError",
     "UnknownDataTypeError",
     "__version__",

@@ -15,6 +15,7 @@ __all__ = [
     "BitWidthError",
     "BroadcastError",
     "FastbitsError",
+    "TensorDataError",
     "TypeConstraintError",
     "UnknownDataTypeError",
 ]
@@ -65,3 +66,8 @@ class AllocationError(FastbitsError, ValueError, MemoryError):
 
     Also a ``MemoryError``, which is what numpy raises in its place.
     """
+
+
+class TensorDataError(FastbitsError, ValueError):
+    """A TensorProto whose data do not fit its type and shape: a payload of the wrong size,
+    padding bits set, an entry out of its type's range, external data that cannot be read."""

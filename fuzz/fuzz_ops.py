@@ -1,7 +1,8 @@
 """Fuzz the public functions with arbitrary bytes, shapes, strides, dtypes, ``to`` and
 ``direction`` values: bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast,
 and cast (arbitrary bytes hold NaNs, infinities and values out of every range), with
-arbitrary ``saturate`` and ``round_mode``.
+arbitrary ``saturate`` and ``round_mode``; and fastbits.onnx_tensors.to_array on TensorProtos of
+any type code, dims, raw_data and typed entries (when onnx is installed).
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
 BitwiseAnd, Or, Xor and Not equal to numpy, BitShift equal to a reference written from
@@ -33,6 +34,12 @@ try:
     from fastbits import _ops_c as compiled
 except ImportError:  # a pure install: fuzz the pure path against numpy alone
     compiled = None
+try:
+    from onnx import TensorProto, numpy_helper
+
+    from fastbits import onnx_tensors
+except ImportError:  # no onnx: no tensors to read
+    onnx_tensors = None
 
 DTYPES = [
     np.dtype(t)
@@ -185,11 +192,46 @@ def _same(first, second, context):
     assert np.ascontiguousarray(value_a).tobytes() == np.ascontiguousarray(value_b).tobytes(), context
 
 
+TENSOR_FIELDS = ["int32_data", "int64_data", "uint64_data", "float_data", "double_data"]
+
+
+def _check_tensor(src: "Bytes", data: bytes) -> None:
+    """A TensorProto of any type code, dims and payload: to_array gives what onnx's reader
+    gives, and from_array gives it back, or it raises a fastbits error."""
+    code = src.integer(0, 30)
+    dims = [src.integer(0, 4) for _ in range(src.integer(0, 3))]
+    tensor = TensorProto(name="t", data_type=code, dims=dims)
+    form = src.byte() % 3
+    if form == 0:
+        tensor.raw_data = src.chunk(src.integer(0, 40))
+    elif form == 1:
+        field = src.pick(TENSOR_FIELDS)
+        count = src.integer(0, 30)
+        if field in ("float_data", "double_data"):
+            entries = [float(v) for v in np.frombuffer(src.chunk(8 * count).ljust(8 * count, b"\0"), "<f8")]
+        else:
+            entries = [src.integer(-300, 300) for _ in range(count)]
+            entries = [abs(v) for v in entries] if field == "uint64_data" else entries
+        getattr(tensor, field).extend(entries)
+    kind, value = _outcome(onnx_tensors.to_array, tensor)
+    if kind == "error":
+        return
+    assert value.shape == tuple(dims), ("to_array", data)
+    expected = numpy_helper.to_array(tensor)
+    assert value.dtype == expected.dtype and value.tobytes() == expected.tobytes(), ("to_array", data)
+    again = onnx_tensors.to_array(onnx_tensors.from_array(value))
+    assert again.dtype == value.dtype and again.tobytes() == value.tobytes(), ("from_array", data)
+
+
 def check_one(data: bytes) -> None:
     """Run one fuzz input through every available path; raise AssertionError on a finding."""
     src = Bytes(data)
     paths = [pure] + ([compiled] if compiled is not None else [])
-    branch = src.byte() % 3
+    branch = src.byte() % 4
+    if branch == 3:
+        if onnx_tensors is not None:
+            _check_tensor(src, data)
+        return
     if branch == 2:
         x = _array(src, src.pick(DTYPES))
         to, saturate, round_mode = src.pick(CAST_TO), src.pick(SATURATES), src.pick(ROUND_MODES)
@@ -246,7 +288,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
-    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast), paths: python"
+    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast"
+          f"{', to_array' if onnx_tensors is not None else ''}), paths: python"
           + (", cython" if compiled else ""))
     if args.atheris:
         import atheris

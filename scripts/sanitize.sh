@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 
 "$python" -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --upgrade pip
-"$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.1" numpy ml_dtypes pytest hypothesis
+"$work/venv/bin/pip" install -q "setuptools>=70.1" wheel "Cython>=3.1" numpy ml_dtypes onnx pytest hypothesis
 
 # Built from a copy of the working tree's sources: pip builds in the source tree, and
 # instrumented objects left in the checkout's build/ would be linked into its next in-place build.

@@ -88,8 +88,11 @@ def test_page_examples(page):
         assert result.attempted > 5
 
 
-@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py"])
+@pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
+                                  "fastbits.onnx_tensors"])
 def test_docstring_examples(name):
+    if name == "fastbits.onnx_tensors" and _missing(["onnx"]):
+        pytest.skip("its examples need onnx")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
@@ -98,7 +101,7 @@ def test_docstring_examples(name):
 def _api_docstrings():
     """(name, docstring) of every module, function and class the API reference documents."""
     names = ["fastbits", "fastbits.spec", "fastbits.errors", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
-             "fastbits._config", "fastbits.onnx_ops", "fastbits.onnx_backend"]
+             "fastbits._config", "fastbits.onnx_ops", "fastbits.onnx_backend", "fastbits.onnx_tensors"]
     docs = []
     for name in names:
         try:

@@ -12,6 +12,7 @@ so they cannot disagree on what is allowed.  One concern a module:
 * ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
 * ``cast``: Cast's and CastLike's types and attributes, and the float formats Cast writes;
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
+* ``tensors``: how a TensorProto's fields store each type (onnx.proto);
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
 * ``arguments``: the public functions' signatures and the error of a call that does not
   fit one.
@@ -68,9 +69,12 @@ from .operators import (
     TYPE_CONSTRAINT,
 )
 from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
+from .tensors import FIELDS, Field
 from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, order_unit, type_string
 
 __all__ = [
+    "FIELDS",
+    "Field",
     "BITCAST",
     "CAST",
     "CAST_LIKE",
