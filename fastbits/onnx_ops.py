@@ -40,6 +40,9 @@ onnx 1.21's evaluator appends its optimized operators to the ``new_ops``
 list it is given (1.23 does not): pass ``list(OPS)`` to keep :data:`OPS`
 as it is.
 
+:class:`ReferenceEvaluator` is onnx's evaluator with :data:`OPS` by default and the model's
+initializers read by :func:`fastbits.onnx_tensors.to_array`.
+
 Importing this module needs onnx >= 1.21 (the first with BitCast-26):
 ``pip install 'fastbits[onnx]'``.
 """
@@ -62,12 +65,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess
         f"install it with: {_EXTRA}"
     ) from exc
 
+import onnx.external_data_helper  # noqa: E402
+import onnx.numpy_helper  # noqa: E402
+import onnx.reference  # noqa: E402
 from onnx.reference.ops.op_cast import cast_to as _onnx_cast_to  # noqa: E402
 
-from . import _ops, spec  # noqa: E402
+from . import _ops, onnx_tensors, spec  # noqa: E402
 from .errors import FastbitsError  # noqa: E402
 
-__all__ = ["OPS", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
+__all__ = ["OPS", "ReferenceEvaluator", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
            "CastLike"]
 
 
@@ -307,3 +313,51 @@ class CastLike(_FastbitsOp):
 
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
 OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike]
+
+
+class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
+    """onnx's ``ReferenceEvaluator``, with fastbits inside: :data:`OPS` run their nodes, and the
+    model's initializers (those of its subgraphs too) are read by
+    :func:`fastbits.onnx_tensors.to_array`, strict on malformed data and fast on the packed
+    types.  It changes nothing in onnx's own modules.
+
+    The arguments are onnx's (``proto, opsets=None, functions=None, verbose=0, new_ops=None``
+    and those a later onnx adds).  ``new_ops`` runs before :data:`OPS`: a class of its with the
+    name and domain of one of fastbits' replaces fastbits'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onnx import helper, TensorProto
+    >>> from fastbits.onnx_ops import ReferenceEvaluator
+    >>> w = helper.make_tensor("w", TensorProto.INT4, [3], [1, -2, 7])
+    >>> node = helper.make_node("Cast", ["w"], ["y"], to=TensorProto.FLOAT)
+    >>> graph = helper.make_graph([node], "g", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])], [w])
+    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    >>> ReferenceEvaluator(model).run(None, {})
+    [array([ 1., -2.,  7.], dtype=float32)]
+    """
+
+    def __init__(self, proto: Any, opsets: Any = None, functions: Any = None, verbose: int = 0,
+                 new_ops: list[type[OpRun]] | None = None, **kwargs: Any) -> None:
+        given = list(new_ops or [])
+        names = {(getattr(op, "op_domain", ""), op.__name__) for op in given}
+        ops = given + [op for op in OPS if (op.op_domain, op.__name__) not in names]
+        super().__init__(proto, opsets, functions, verbose, ops, **kwargs)
+
+    def _init(self) -> None:
+        # onnx's _init reads every initializer with numpy_helper.to_array before it loads the
+        # nodes: it runs on none, then fastbits reads them (external data as onnx does, for a
+        # model container holds them in memory).
+        initializers, self.inits_ = self.inits_, []
+        try:
+            super()._init()
+        finally:
+            self.inits_ = initializers
+        for init in initializers:
+            if not isinstance(init, onnx.TensorProto):  # a sparse initializer: onnx's way
+                self.rt_inits_[init.name] = onnx.numpy_helper.to_array(init)
+            elif onnx.external_data_helper.uses_external_data(init):
+                self.rt_inits_[init.name] = self.retrieve_external_data(init)
+            else:
+                self.rt_inits_[init.name] = onnx_tensors.to_array(init)

@@ -89,9 +89,9 @@ def test_page_examples(page):
 
 
 @pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
-                                  "fastbits.onnx_tensors"])
+                                  "fastbits.onnx_tensors", "fastbits.onnx_ops"])
 def test_docstring_examples(name):
-    if name == "fastbits.onnx_tensors" and _missing(["onnx"]):
+    if name in ("fastbits.onnx_tensors", "fastbits.onnx_ops") and _missing(["onnx"]):
         pytest.skip("its examples need onnx")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

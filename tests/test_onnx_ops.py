@@ -1039,3 +1039,42 @@ def test_reference_evaluator_reports_broadcast_as_type_error():
         assert isinstance(exc.__cause__, ValueError)
     except ValueError:
         pytest.skip(f"onnx {onnx.__version__} raises ValueError now")
+
+
+# --------------------------------------------------------------------------
+# fastbits.onnx_ops.ReferenceEvaluator: fastbits' operators by default, initializers read by
+# fastbits.onnx_tensors
+
+
+def _int4_cast_model(raw: bytes, count: int = 3):
+    w = TP()
+    w.name, w.data_type, w.raw_data = "w", TP.INT4, raw
+    w.dims.extend([count])
+    node = oh.make_node("Cast", ["w"], ["y"], to=TP.FLOAT)
+    return _model([node], [], [oh.make_tensor_value_info("y", TP.FLOAT, [count])], 21, [w])
+
+
+def test_reference_evaluator_runs_fastbits_by_default(kernels):
+    model = _int4_cast_model(bytes([0xE1, 0x07]))  # 1, -2, 7
+    (result,) = onnx_ops.ReferenceEvaluator(model).run(None, {})
+    assert result.tolist() == [1.0, -2.0, 7.0]
+    assert kernels["cast"].calls == 1
+
+
+def test_reference_evaluator_reads_initializers_strictly():
+    """A padding bit set in a packed initializer: onnx's evaluator reads it, fastbits' refuses
+    it when the model is loaded, naming the tensor."""
+    model = _int4_cast_model(bytes([0xE1, 0x17]))
+    assert ReferenceEvaluator(model).run(None, {})[0].tolist() == [1.0, -2.0, 7.0]
+    with pytest.raises(fastbits.TensorDataError, match=r"tensor 'w' \(INT4, dims \[3\]\): the padding bits"):
+        onnx_ops.ReferenceEvaluator(model)
+
+
+def test_reference_evaluator_new_ops_come_first(kernels):
+    class Cast(onnx_ops.Cast):
+        def _run(self, x, saturate=None, to=None, round_mode=None):
+            return (np.full(x.shape, 42.0, np.float32),)
+
+    (result,) = onnx_ops.ReferenceEvaluator(_int4_cast_model(bytes([0xE1, 0x07])), new_ops=[Cast]).run(None, {})
+    assert result.tolist() == [42.0] * 3 and kernels["cast"].calls == 0
+    assert isinstance(onnx_ops.ReferenceEvaluator(_int4_cast_model(bytes([0xE1, 0x07]))), ReferenceEvaluator)
