@@ -154,7 +154,7 @@ def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> 
         return Impl(name, description, False, "onnx not installed")
     from onnx.reference import ReferenceEvaluator
 
-    new_ops = import_module("fastbits.onnx_ops").OPS if with_fastbits else None
+    new_ops = list(import_module("fastbits.onnx_ops").OPS) if with_fastbits else None  # onnx 1.21 appends to it
     evaluators: dict[int, Any] = {}
 
     def prepare(case, arrays):
