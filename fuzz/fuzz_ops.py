@@ -193,6 +193,8 @@ def _same(first, second, context):
 
 
 TENSOR_FIELDS = ["int32_data", "int64_data", "uint64_data", "float_data", "double_data"]
+#: The type codes the installed onnx reads.
+ONNX_CODES = set(TensorProto.DataType.values()) if onnx_tensors is not None else set()
 
 
 def _check_tensor(src: "Bytes", data: bytes) -> None:
@@ -217,8 +219,9 @@ def _check_tensor(src: "Bytes", data: bytes) -> None:
     if kind == "error":
         return
     assert value.shape == tuple(dims), ("to_array", data)
-    expected = numpy_helper.to_array(tensor)
-    assert value.dtype == expected.dtype and value.tobytes() == expected.tobytes(), ("to_array", data)
+    if code in ONNX_CODES:  # an older onnx has no float6
+        expected = numpy_helper.to_array(tensor)
+        assert value.dtype == expected.dtype and value.tobytes() == expected.tobytes(), ("to_array", data)
     again = onnx_tensors.to_array(onnx_tensors.from_array(value))
     assert again.dtype == value.dtype and again.tobytes() == value.tobytes(), ("from_array", data)
 
