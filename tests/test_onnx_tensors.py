@@ -14,6 +14,7 @@ from support import import_required, onnx_6bit
 
 onnx = import_required("onnx")
 
+import onnx.defs  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from fastbits import onnx_tensors  # noqa: E402
@@ -49,10 +50,15 @@ def test_from_array_writes_onnx_s_bytes_and_to_array_reads_both_forms(code):
     if code in SIX_BITS and not onnx_6bit():
         pytest.skip(f"onnx {onnx.__version__} has no {code.name} (onnx 1.23 has)")
     rng = np.random.default_rng(int(code))
+    # onnx 1.20 (Debian's) slices a 0-d 2-bit tensor by np.prod(()), a float; the extra needs 1.21
+    broken_0d = spec.bit_width(code) == 2 and not onnx.defs.has("BitCast")
     for shape in SHAPES:
         x = random_array(code, shape, rng)
         ours = onnx_tensors.from_array(x, "t")
         assert ours.SerializeToString() == numpy_helper.from_array(x, "t").SerializeToString(), shape
+        if shape == () and broken_0d:
+            assert same(onnx_tensors.to_array(ours), x), shape
+            continue
         assert same(onnx_tensors.to_array(ours), numpy_helper.to_array(ours)), shape
         typed = helper.make_tensor("t", int(code), shape, x.reshape(-1), raw=False)
         assert not typed.HasField("raw_data")
@@ -76,7 +82,7 @@ def test_strings_are_onnx_s():
 
 def test_external_data(tmp_path):
     x = np.arange(10, dtype=np.float32)
-    (tmp_path / "weights.bin").write_bytes(b"\0" * 16 + x.tobytes() + b"tail")
+    (tmp_path / "weights.bin").write_bytes(b"\0" * 16 + x.astype("<f4").tobytes() + b"tail")  # ONNX's order
     tensor = onnx_tensors.from_array(x, "w")
     tensor.ClearField("raw_data")
     tensor.data_location = TensorProto.EXTERNAL
