@@ -337,6 +337,7 @@ class Counter:
         return block
 
 
+@pytest.mark.thread_unsafe  # tracemalloc traces the whole process: other threads' graphs would count
 def test_a_64_gib_graph_is_built_lazily_and_one_block_computed(ops):
     counter = Counter()
     rows = 1 << 17  # 131072 x 131072 int32: 64 GiB

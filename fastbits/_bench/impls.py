@@ -154,7 +154,12 @@ def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> 
         return Impl(name, description, False, "onnx not installed")
     from onnx.reference import ReferenceEvaluator
 
-    new_ops = list(import_module("fastbits.onnx_ops").OPS) if with_fastbits else None  # onnx 1.21 appends to it
+    new_ops = None
+    if with_fastbits:
+        try:
+            new_ops = list(import_module("fastbits.onnx_ops").OPS)  # a copy: onnx 1.21 appends to it
+        except ImportError as exc:  # an onnx older than fastbits.onnx_ops needs
+            return Impl(name, description, False, first_line(exc))
     evaluators: dict[int, Any] = {}
 
     def prepare(case, arrays):
