@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,6 @@ from .errors import ArgumentTypeError, TensorDataError, TypeConstraintError, Unk
 from .spec import DataType
 
 __all__ = ["from_array", "to_array"]
-
-_LITTLE = sys.byteorder == "little"
 
 
 def _onnx() -> Any:
@@ -93,10 +90,10 @@ def _from_raw(raw: bytes, code: DataType, dims: tuple[int, ...], count: int, wha
         packed = np.frombuffer(raw, np.uint8)
         _check_padding(packed, count, bits, what)
         return _ops.unpack(packed, code, dims)
-    values = np.frombuffer(raw, dtype.newbyteorder("<") if dtype.itemsize > 1 else dtype)
+    values = np.frombuffer(raw, dtype.newbyteorder("<"))
     if code == DataType.BOOL and values.view(np.uint8).max(initial=0) > 1:
         raise TensorDataError(f"{what}: raw_data holds a byte other than 0 and 1")
-    if not _LITTLE and dtype.itemsize > 1:
+    if not values.dtype.isnative:
         values = values.astype(dtype)  # native order, as onnx's reader returns
     return values.reshape(dims)
 
@@ -120,8 +117,7 @@ def _from_field(tensor: Any, code: DataType, dims: tuple[int, ...], count: int, 
         packed = values.astype(np.uint8)
         _check_padding(packed, count, spec.bit_width(code), what)
         return _ops.unpack(packed, code, dims)
-    if dtype.itemsize <= 2 and field.low == 0 and code not in (DataType.UINT8, DataType.UINT16, DataType.BOOL):
-        # the bits of a 16- or 8-bit float, or of a 6-bit one
+    if dtype.itemsize <= 2 and field.low == 0:  # bits (checked in range): those of a float, a uint, a bool
         return values.astype(np.uint16 if dtype.itemsize == 2 else np.uint8).view(dtype).reshape(dims)
     return values.astype(dtype).reshape(dims)
 
@@ -243,8 +239,6 @@ def from_array(array: Any, name: str | None = None) -> Any:
     tensor.data_type = int(code)
     if code in spec.SUBBYTE_TYPES:
         tensor.raw_data = _ops.pack(array).tobytes()
-    elif array.dtype.itemsize > 1 and array.dtype.byteorder != "<" and not (_LITTLE and array.dtype.isnative):
-        tensor.raw_data = array.astype(array.dtype.newbyteorder("<")).tobytes()
     else:
-        tensor.raw_data = array.tobytes()
+        tensor.raw_data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
     return tensor

@@ -29,6 +29,7 @@ from support import (
     expected_layout,
     layout_of,
     operand_pair,
+    random_bits,
     random_ints,
     reference,
     run_op,
@@ -693,11 +694,11 @@ def test_cast_lookup_equals_the_reference(src, threads):
 WIDE_SOURCES = [t for t in sorted(fastbits.spec.CAST_T) if fastbits.spec.numpy_dtype(t).itemsize > 1]
 
 
-def _wide_source(src, rng) -> np.ndarray:
+def _wide_source(src) -> np.ndarray:
     """Random bits of type ``src`` (every NaN, infinity and subnormal kind among them), then its
     edges: the values beside every float target's ties and limits, and the integers' ends."""
     dtype = fastbits.spec.numpy_dtype(src)
-    raw = rng.integers(0, 256, 4099 * dtype.itemsize, dtype=np.uint8).view(dtype)
+    raw = random_bits((4099,), dtype, seed=int(src))
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         edges = np.array([info.min, info.max, 0, 1, info.max // 3, info.min // 3, 2**53 + 1 if info.bits == 64 else 2],
@@ -715,7 +716,7 @@ def _wide_source(src, rng) -> np.ndarray:
 
 @pytest.mark.parametrize("src", WIDE_SOURCES, ids=lambda t: t.name)
 def test_cast_conversions_equal_the_reference(src, threads):
-    x = _wide_source(src, np.random.default_rng(int(src)))
+    x = _wide_source(src)
     square = x[: 63 * 64].reshape(63, 64)
     layouts = [x, square.T, x[::-3], x[:0], x[5:6].reshape(()), x.astype(x.dtype.newbyteorder())]
     for dst in sorted(fastbits.spec.CAST_T):

@@ -150,8 +150,8 @@ static FB_ALWAYS_INLINE uint8_t small_of(double x, uint8_t mask) {
 typedef struct {
     int mbits, emin, emax; /* the smallest normal and the largest finite exponents, biased as a double's */
     int emin32, emax32;    /* the same, biased as a float's */
-    int sat, special, signed_zero;
-    uint32_t top, largest, inf, nan; /* the sign bit; codes */
+    int signed_zero;
+    uint32_t top, largest; /* the sign bit; the largest finite code */
     /* what NaN and what is out of range become, and whether the input's sign is added to it */
     uint32_t nan_code, over_code;
     int nan_signed, over_signed;
@@ -161,23 +161,22 @@ static void format_of(const fb_cast *c, format_t *f) {
     const int all = (1 << c->ebits) - 1;
     const uint32_t mantissas = (1u << c->mbits) - 1;
     const int top_field = c->special == FB_SPECIAL_IEEE ? all - 1 : all;
+    const int sat = c->special == FB_SPECIAL_NONE || c->saturate;
+    const uint32_t inf = (uint32_t)all << c->mbits;
+    uint32_t nan;
     f->mbits = c->mbits;
     f->emin = 1023 + 1 - c->bias;
     f->emax = 1023 + top_field - c->bias;
-    f->special = c->special;
-    f->sat = c->special == FB_SPECIAL_NONE || c->saturate;
+    f->emin32 = f->emin - 1023 + 127;
+    f->emax32 = f->emax - 1023 + 127;
     f->signed_zero = c->signed_zero;
     f->top = 1u << (c->ebits + c->mbits);
     f->largest = (uint32_t)top_field << c->mbits | (c->special == FB_SPECIAL_FN ? mantissas - 1 : mantissas);
-    f->inf = (uint32_t)all << c->mbits;
-    f->nan = c->special == FB_SPECIAL_IEEE ? f->inf | 1u << (c->mbits - 1)
-           : c->special == FB_SPECIAL_FN ? f->top - 1 : f->top;
-    f->emin32 = f->emin - 1023 + 127;
-    f->emax32 = f->emax - 1023 + 127;
-    f->nan_code = c->special == FB_SPECIAL_NONE ? f->largest : f->nan;
+    nan = c->special == FB_SPECIAL_IEEE ? inf | 1u << (c->mbits - 1) : c->special == FB_SPECIAL_FN ? f->top - 1 : f->top;
+    f->nan_code = c->special == FB_SPECIAL_NONE ? f->largest : nan;
     f->nan_signed = c->special == FB_SPECIAL_IEEE || c->special == FB_SPECIAL_FN;
-    f->over_code = f->sat ? f->largest : c->special == FB_SPECIAL_IEEE ? f->inf : f->nan;
-    f->over_signed = f->sat || c->special != FB_SPECIAL_UZ;
+    f->over_code = sat ? f->largest : c->special == FB_SPECIAL_IEEE ? inf : nan;
+    f->over_signed = sat || c->special != FB_SPECIAL_UZ;
 }
 
 /* The code of x in format f: round to nearest even, then the format's rules for out of range,
@@ -190,10 +189,7 @@ static FB_ALWAYS_INLINE uint32_t encode(double x, const format_t *f) {
     const uint32_t sign = w >> 63 ? f->top : 0;
     const uint64_t a = w & 0x7FFFFFFFFFFFFFFFu;
     const int e = (int)(a >> 52);
-    if (a > 0x7FF0000000000000u) { /* NaN */
-        if (f->special == FB_SPECIAL_NONE) return f->largest;
-        return f->special == FB_SPECIAL_UZ ? f->top : f->nan | sign;
-    }
+    if (a > 0x7FF0000000000000u) return f->nan_code | (f->nan_signed ? sign : 0); /* NaN */
     if (e <= f->emax) {
         const int binade = e < f->emin ? f->emin : e;
         const double magic = double_of((uint64_t)(binade + 52 - f->mbits) << 52);
@@ -201,10 +197,7 @@ static FB_ALWAYS_INLINE uint32_t encode(double x, const format_t *f) {
                             + (uint32_t)(bits_of(double_of(a) + magic) - bits_of(magic));
         if (code <= f->largest) return code == 0 && !f->signed_zero ? 0 : code | sign;
     }
-    /* beyond the largest finite value, infinities included */
-    if (f->sat) return f->largest | sign;
-    if (f->special == FB_SPECIAL_IEEE) return f->inf | sign;
-    return f->special == FB_SPECIAL_FN ? f->nan | sign : f->top;
+    return f->over_code | (f->over_signed ? sign : 0); /* beyond the largest finite value, infinities too */
 }
 
 /* encode() for a float's bits w, in float arithmetic, without a branch (so that compilers
@@ -318,7 +311,8 @@ static FB_ALWAYS_INLINE int direct(const fb_cast *c, char *o, fb_ssize so, const
         const uint8_t mask = (uint8_t)((1u << c->bits) - 1);
         DIRECT(uint32_t, uint8_t, small_of_float(x, mask));
     }
-    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT && !(c->ebits == 8 && c->mbits == 7)) {
+    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT && c->ebits == 8 && c->mbits == 7) DIRECT(uint32_t, uint16_t, bf16_of(x));
+    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT) { /* the others: a float holds their binades */
         format_t f;
         format_of(c, &f);
         if (c->ebits + c->mbits + 1 > 8) DIRECT(uint32_t, uint16_t, encode32(x, &f));
@@ -328,7 +322,6 @@ static FB_ALWAYS_INLINE int direct(const fb_cast *c, char *o, fb_ssize so, const
     if (src == FB_NUM_F32 && dst == FB_NUM_F64) DIRECT(float, double, x);
     if (src == FB_NUM_I64 && dst == FB_NUM_F64) DIRECT(int64_t, double, x);   /* one rounding */
     if (src == FB_NUM_U64 && dst == FB_NUM_F64) DIRECT(uint64_t, double, x);
-    if (src == FB_NUM_F32 && dst == FB_NUM_FORMAT && c->ebits == 8 && c->mbits == 7) DIRECT(uint32_t, uint16_t, bf16_of(x));
     if ((src == FB_NUM_I64 || src == FB_NUM_U64) && (dst == FB_NUM_I32 || dst == FB_NUM_U32)) DIRECT(uint64_t, uint32_t, x);
     if ((src == FB_NUM_I32 || src == FB_NUM_U32) && (dst == FB_NUM_I64 || dst == FB_NUM_U64))
         DIRECT(uint32_t, uint64_t, src == FB_NUM_I32 ? (uint64_t)(int64_t)(int32_t)x : (uint64_t)x);
