@@ -41,6 +41,7 @@ MODULES = {
     "fastbits._runtime": [
         "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
         "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
+        "fastbits/_c/quant.c",
     ],
     "fastbits._common": ["fastbits/_common.pyx"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],

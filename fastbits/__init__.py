@@ -1,5 +1,6 @@
 """fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
-BitCast-26, and Cast and CastLike for every non-string type, exact and fast.
+BitCast-26, Cast and CastLike for every non-string type, and QuantizeLinear and
+DequantizeLinear, exact and fast.
 
 >>> import numpy as np, fastbits
 >>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
@@ -20,8 +21,10 @@ from ._ops import (
     bitwise_xor,
     cast,
     cast_like,
+    dequantize_linear,
     get_num_threads,
     pack,
+    quantize_linear,
     set_num_threads,
     unpack,
 )
@@ -61,9 +64,11 @@ __all__ = [
     "cast",
     "cast_like",
     "config_context",
+    "dequantize_linear",
     "get_config",
     "get_num_threads",
     "pack",
+    "quantize_linear",
     "release_memory",
     "runtime_info",
     "set_config",

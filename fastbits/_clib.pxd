@@ -88,10 +88,12 @@ cdef extern from "_c/loops.h":
         FB_OP_COPY
         FB_OP_LOOKUP
         FB_OP_CONVERT
+        FB_OP_QUANT
     ctypedef struct fb_kernel:
         int op
         int width
         int in_width
+        int b_width
         int swap
         int mask
         int stream
@@ -111,6 +113,23 @@ cdef extern from "_c/convert.h":
         int dst
         int ebits, mbits, bias, special, saturate, signed_zero
         int bits
+
+
+cdef extern from "_c/quant.h":
+    ctypedef enum fb_quant_kind:
+        FB_DEQUANTIZE, FB_QUANTIZE
+    ctypedef struct fb_qparam:
+        float scale
+        float zero
+    ctypedef struct fb_quant:
+        int kind
+        int x
+        int xbits
+        int y
+        int low
+        int high
+        fb_cast format
+        float value[256]
 
 
 cdef extern from "_c/engine.h":

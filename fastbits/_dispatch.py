@@ -22,13 +22,14 @@ import functools
 import sys
 from typing import Any, Callable, NamedTuple
 
-from .spec import SIGNATURES
+from .spec import fits
 
 __all__ = ["OPERANDS", "Adapter", "adapter_for", "gate", "register"]
 
 #: The positional arguments of each public operator that are operands (arrays an adapter may take).
 OPERANDS = {"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "bitwise_not": 1, "bitshift": 2,
-            "bitcast": 1, "cast": 1, "cast_like": 1, "pack": 1, "unpack": 1}
+            "bitcast": 1, "cast": 1, "cast_like": 1, "quantize_linear": 3, "dequantize_linear": 3, "pack": 1,
+            "unpack": 1}
 
 
 class Adapter(NamedTuple):
@@ -64,16 +65,15 @@ def adapter_for(operands: tuple[Any, ...]) -> Adapter | None:
 
 
 def gate(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The pure path's gate: ``func`` (a public operator) with its calls on an adapter's arrays
-    handed to the adapter.  A call that does not fit the signature goes to ``func``, which says
-    why."""
+    """The gate of a public operator written in Python (the pure path's, and both paths'
+    QuantizeLinear and DequantizeLinear): ``func`` with its calls on an adapter's arrays handed
+    to the adapter.  A call that does not fit the signature goes to ``func``, which says why."""
     name = func.__name__
-    names, options = SIGNATURES[name]
     count = OPERANDS[name]
 
     @functools.wraps(func)
     def gated(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == len(names) and kwargs.keys() <= options.keys():
+        if fits(name, args, kwargs.keys()):
             adapter = adapter_for(args[:count])
             if adapter is not None:
                 return adapter.call(name, func, args, kwargs)

@@ -22,8 +22,8 @@ from typing import Any, Callable, NamedTuple
 from . import _config, _dask, _dispatch
 
 __all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
-           "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "get_num_threads", "load", "pack",
-           "set_num_threads", "unpack"]
+           "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "dequantize_linear", "get_num_threads",
+           "load", "pack", "quantize_linear", "set_num_threads", "unpack"]
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
 
@@ -42,6 +42,8 @@ class Path(NamedTuple):
     bitcast: Callable[..., Any]
     cast: Callable[..., Any]
     cast_like: Callable[..., Any]
+    quantize_linear: Callable[..., Any]
+    dequantize_linear: Callable[..., Any]
     pack: Callable[..., Any]
     unpack: Callable[..., Any]
     get_num_threads: Callable[[], int]
@@ -61,12 +63,16 @@ def load(name: str) -> Path:
 
         gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
         casting: Any = ops
+        quantizing: Any = ops
     else:
-        from . import _cast_py as casting, _ops_py as ops, _packing_py as packing, _runtime_py as runtime
+        from . import _cast_py as casting, _ops_py as ops, _packing_py as packing, _quant_py as quantizing
+        from . import _runtime_py as runtime
 
         gate = _dispatch.gate
+    # QuantizeLinear and DequantizeLinear are Python functions on both paths: the gate is theirs
     return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
-                gate(casting.cast_like), gate(packing.pack), gate(packing.unpack),
+                gate(casting.cast_like), _dispatch.gate(quantizing.quantize_linear),
+                _dispatch.gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
                 runtime.get_num_threads, runtime.set_num_threads, runtime)
 
 
@@ -114,6 +120,8 @@ bitshift = active.bitshift
 bitcast = active.bitcast
 cast = active.cast
 cast_like = active.cast_like
+quantize_linear = active.quantize_linear
+dequantize_linear = active.dequantize_linear
 pack = active.pack
 unpack = active.unpack
 get_num_threads = active.get_num_threads

@@ -23,19 +23,20 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+import functools
 import sys
 
 import numpy as np
 
-from . import _cast_py, _ops_py, spec
+from . import _cast_py, _ops_py, _quant_py, spec
 from ._clib cimport (
     FB_MAXD, FB_NUM_BF16, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_F32, FB_NUM_F64, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_I16,
     FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_OP_AND, FB_OP_CONVERT,
-    FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
+    FB_OP_COPY, FB_OP_LOOKUP, FB_OP_NOT, FB_OP_QUANT, FB_DEQUANTIZE, FB_QUANTIZE, FB_OP_OR, FB_OP_SAR, FB_OP_SHL, FB_OP_SHR, FB_OP_XOR,
     FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, FB_SPECIAL_FN, FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ,
     fb_cast, fb_config_t, fb_engine_broadcast, fb_engine_nbytes,
     fb_engine_row_writes_into, fb_engine_self_overlaps, fb_engine_writes_into, fb_kernel, fb_layout, fb_layout_copy,
-    fb_claim, fb_operand, fb_plan, fb_publish, fb_published,
+    fb_claim, fb_operand, fb_plan, fb_publish, fb_published, fb_quant,
 )
 from ._common cimport (
     NUM_CODES, NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types, when_ml_dtypes,
@@ -222,7 +223,7 @@ cdef inline fb_kernel _integer_kernel(int op, int code) noexcept nogil:
     byte swap, mask or map; the engine decides on streaming stores."""
     if op == FB_OP_SHR and SIGNED[code]:
         op = FB_OP_SAR
-    return fb_kernel(op=op, width=T.itemsize[code], in_width=T.itemsize[code], swap=0, mask=0, stream=0, table=NULL)
+    return fb_kernel(op=op, width=T.itemsize[code], in_width=T.itemsize[code], b_width=0, swap=0, mask=0, stream=0, table=NULL)
 
 
 cdef inline bint _small(int code, cnp.ndarray A, cnp.ndarray B, object out, int order) noexcept:
@@ -446,7 +447,7 @@ cdef object _bitcast_copy(cnp.ndarray x, int src, int dst, int swap):
     ``numpy.copy(x)`` lays out its copy, swapped by ``swap``-byte units if non-zero; a sub-byte
     element becomes its bits."""
     cdef int itemsize = <int>cnp.PyArray_ITEMSIZE(x)
-    return _unary_copy(x, fb_kernel(op=FB_OP_COPY, width=itemsize, in_width=itemsize, swap=swap, mask=T.low_bits[src],
+    return _unary_copy(x, fb_kernel(op=FB_OP_COPY, width=itemsize, in_width=itemsize, b_width=0, swap=swap, mask=T.low_bits[src],
                                     stream=0, table=T.byte_map[src]), T.descr[dst], BITCAST)
 
 
@@ -592,17 +593,17 @@ cdef object _cast_array(Entry e, cnp.ndarray X, object to, PyObject** options):
         table = &CAST_TABLES[src][dst][<object>options[0] is True][<int>_ROUND_MODES[<object>options[1]]]
         if not fb_published(&table.ready):
             return None
-        return _unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, swap=0, mask=0, stream=0,
+        return _unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, b_width=0, swap=0, mask=0, stream=0,
                                         table=table.data), table.descr, e.opname)
     if CAST_FROM[src] < 0 or CAST_TO[dst].dst < 0 or T.descr[dst] == NULL or not cnp.PyArray_ISNOTSWAPPED(X):
         return None
     if src == dst:  # a copy, NaN payloads and all, as the reference's astype
-        return _unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], swap=0, mask=0,
+        return _unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], b_width=0, swap=0, mask=0,
                                         stream=0, table=NULL), T.descr[dst], e.opname)
     c = CAST_TO[dst]
     c.src = CAST_FROM[src]
     c.saturate = c.saturate and (<object>options[0] is True)
-    return _unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X),
+    return _unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X), b_width=0,
                                     swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname)
 
 
@@ -690,3 +691,177 @@ bitshift = entry_point("bitshift", BITSHIFT, SHIFT, _elementwise_fast, _elementw
 bitcast = entry_point("bitcast", BITCAST, 0, _bitcast, _bitcast_slow, _ops_py.bitcast, __name__)
 cast = entry_point("cast", spec.CAST, 0, _cast_fast, _cast_slow, _cast_py.cast, __name__)
 cast_like = entry_point("cast_like", spec.CAST_LIKE, 0, _cast_fast, _cast_slow, _cast_py.cast_like, __name__)
+
+
+# ---------------------------------------------------------------------------
+# QuantizeLinear and DequantizeLinear: the spec's checks, then the kernels (quant.h) where
+# float arithmetic is exact as the reference states it, else the reference.  Python functions:
+# a call's work is its array's, not its arguments'.
+
+cdef int _run_part(fb_plan* pl, int nd, Py_ssize_t* xn, Py_ssize_t* xs, char* xp, int pnd, Py_ssize_t* pn,
+                   Py_ssize_t* ps, char* pp, Py_ssize_t* os, char* op) except -1:
+    """One engine run of the kernel ``pl`` holds: the input (nd axes), its parameters (pnd axes,
+    broadcast to it) and the output."""
+    cdef fb_operand operands[2]
+    cdef int d
+    operands[0].nd = nd
+    operands[0].n = xn
+    operands[0].s = xs
+    operands[0].p = xp
+    operands[1].nd = pnd
+    operands[1].n = pn
+    operands[1].s = ps
+    operands[1].p = pp
+    if fb_engine_broadcast(pl, operands, 2) != 0:
+        raise AssertionError("QuantizeLinear/DequantizeLinear: the parameters do not broadcast")
+    for d in range(nd):
+        pl.s[0][d] = os[d]
+    pl.p[0] = op
+    return run(pl)
+
+
+cdef object _quant_kernel(fb_quant* q, cnp.ndarray X, cnp.ndarray P, object c, int out_code, str opname):
+    """``q`` over ``X`` with the parameters ``P`` (fb_qparam elements, the scale's shape; 0-d per
+    tensor), into a fresh C-contiguous array of type ``out_code``; None where the input has
+    more axes than the engine takes once an axis is split into blocks."""
+    cdef int r = cnp.PyArray_NDIM(X), a = c.axis, d, j
+    cdef Py_ssize_t block = c.block, length, full, rest
+    cdef Py_ssize_t xn[FB_MAXD], xs[FB_MAXD], pn[FB_MAXD], ps[FB_MAXD], os[FB_MAXD]
+    cdef Py_ssize_t* xdims = <Py_ssize_t*>cnp.PyArray_DIMS(X)
+    cdef Py_ssize_t* xstr = <Py_ssize_t*>cnp.PyArray_STRIDES(X)
+    cdef Py_ssize_t* ostr
+    cdef char* xp = <char*>cnp.PyArray_DATA(X)
+    cdef char* pp = <char*>cnp.PyArray_DATA(P)
+    cdef char* op
+    cdef fb_plan pl
+    cdef fb_config_t config
+    if r + 1 > FB_MAXD:
+        return None
+    if T.descr[out_code] == NULL:  # one of ml_dtypes' types, before the tables have it
+        add_ml_dtypes()
+        if T.descr[out_code] == NULL:
+            return None
+    snapshot(&config)
+    O = new_array(&config, r, cnp.PyArray_DIMS(X), NULL, T.descr[out_code], cnp.PyArray_SIZE(X) * T.itemsize[out_code],
+                  opname)
+    if cnp.PyArray_SIZE(X) == 0:
+        return O
+    ostr = <Py_ssize_t*>cnp.PyArray_STRIDES(<cnp.ndarray>O)
+    op = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
+    pl.config = config
+    pl.kernel = fb_kernel(op=FB_OP_QUANT, width=T.itemsize[out_code], in_width=<int>cnp.PyArray_ITEMSIZE(X),
+                          b_width=8, swap=0, mask=0, stream=0, table=q)
+    if c.kind != "blocked":  # one scale, or one per element of the axis
+        for d in range(r):
+            pn[d] = 1
+            ps[d] = 0
+        if c.kind == "axis":
+            pn[a] = xdims[a]
+            ps[a] = cnp.PyArray_STRIDES(P)[0]
+        _run_part(&pl, r, xdims, xstr, xp, r if c.kind == "axis" else 0, pn, ps, pp, ostr, op)
+        return O
+    # blocked: the axis split into (blocks, block), the parameters' block axis of stride 0; the
+    # last, shorter block (when block does not divide the axis) a second run
+    length = xdims[a]
+    full = length // block
+    rest = length - full * block
+    for d in range(r + 1):
+        j = d if d <= a else d - 1
+        xn[d] = xdims[j]
+        xs[d] = xstr[j]
+        os[d] = ostr[j]
+        pn[d] = cnp.PyArray_DIMS(P)[j]
+        ps[d] = cnp.PyArray_STRIDES(P)[j]
+    xs[a] = xstr[a] * block
+    os[a] = ostr[a] * block
+    pn[a + 1] = 1
+    ps[a + 1] = 0
+    if full:
+        xn[a] = pn[a] = full
+        xn[a + 1] = block
+        _run_part(&pl, r + 1, xn, xs, xp, r + 1, pn, ps, pp, os, op)
+    if rest:
+        xn[a] = pn[a] = 1
+        xn[a + 1] = rest
+        _run_part(&pl, r + 1, xn, xs, xp + full * block * xstr[a], r + 1, pn, ps, pp + full * ps[a], os,
+                  op + full * block * ostr[a])
+    return O
+
+
+cdef object _parameters(object scale, object zero, object c, float missing):
+    """The scale-shaped array of fb_qparam (two float32 each: the scale, the zero point or
+    ``missing``); 0-d for one scale.  Every value the kernels take is a float32 exactly."""
+    shape = () if c.kind == "tensor" else scale.shape
+    halves = np.empty(shape + (2,), np.float32)
+    halves[..., 0] = scale.reshape(shape).astype(np.float32)
+    halves[..., 1] = missing if zero is None else zero.reshape(shape).astype(np.float32)
+    return halves.view(np.complex64).reshape(shape)
+
+
+cdef frozenset _SIGNED_BYTES = frozenset({spec.DataType.INT8, spec.DataType.INT4, spec.DataType.INT2})
+cdef frozenset _DQ_INPUTS = frozenset({spec.DataType.INT16, spec.DataType.UINT16})
+cdef frozenset _WIDE_FLOAT8 = frozenset({spec.DataType.FLOAT8E5M2, spec.DataType.FLOAT8E5M2FNUZ})
+cdef dict _QL_INPUTS = {spec.DataType.FLOAT: FB_NUM_F32, spec.DataType.FLOAT16: FB_NUM_F16,
+                        spec.DataType.BFLOAT16: FB_NUM_BF16, spec.DataType.INT32: FB_NUM_I32}
+cdef dict _QL_INTEGERS = {spec.DataType.INT8: FB_NUM_I8, spec.DataType.UINT8: FB_NUM_U8,
+                          spec.DataType.INT16: FB_NUM_I16, spec.DataType.UINT16: FB_NUM_U16}
+
+
+cdef inline bint _readable(object x):
+    return x.dtype.isnative and x.flags.aligned
+
+
+def _dequantize(x, x_scale, x_zero_point=None, /, *, axis=1, block_size=0, output_dtype=None):
+    x, scale, zero, c = spec.check_dequantize(x, x_scale, x_zero_point, axis, block_size, output_dtype)
+    cdef fb_quant q
+    cdef int k
+    one_byte = x.dtype.itemsize == 1
+    if (_readable(x) and (one_byte or c.x in _DQ_INPUTS)
+            and not (c.x in _WIDE_FLOAT8 and zero is not None and zero.any())):  # x - zero: a float's bits
+        memset(&q, 0, sizeof(q))
+        q.kind = FB_DEQUANTIZE
+        if c.x in _quant_py.INTEGER_INPUTS and one_byte:
+            q.x = FB_NUM_I8 if c.x in _SIGNED_BYTES else FB_NUM_U8
+            q.xbits = spec.bit_width(c.x)
+        elif one_byte:
+            q.x = FB_NUM_FORMAT
+            values = _quant_py._values(np.arange(256, dtype=np.uint8).view(x.dtype)).astype(np.float32)
+            for k in range(256):
+                q.value[k] = values[k]
+        else:
+            q.x = FB_NUM_I16 if c.x == spec.DataType.INT16 else FB_NUM_U16
+        q.format = CAST_TO[int(c.y)]
+        q.y = q.format.dst
+        result = _quant_kernel(&q, x, _parameters(scale, zero, c, 0.0), c, int(c.y), spec.DEQUANTIZE)
+        if result is not None:
+            return result
+    return _quant_py.dequantize(x, scale, zero, c)
+
+
+def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_dtype=None, saturate=True,
+              precision=None):
+    x, scale, zero, c = spec.check_quantize(x, y_scale, y_zero_point, axis, block_size, output_dtype, saturate,
+                                            precision)
+    cdef fb_quant q
+    if _readable(x) and c.x in _QL_INPUTS and c.precision == spec.DataType.FLOAT:
+        memset(&q, 0, sizeof(q))
+        q.kind = FB_QUANTIZE
+        q.x = _QL_INPUTS[c.x]
+        q.format = CAST_TO[int(c.y)]
+        if c.y in spec.QUANTIZED_RANGES:
+            q.low, q.high = spec.QUANTIZED_RANGES[c.y]
+            q.y = _QL_INTEGERS.get(c.y, FB_NUM_SMALL)
+        else:
+            q.y = FB_NUM_FORMAT
+            q.format.saturate = q.format.saturate and c.saturate
+        result = _quant_kernel(&q, x, _parameters(scale, zero, c, -0.0), c, int(c.y), spec.QUANTIZE)
+        if result is not None:
+            return result
+    return _quant_py.quantize(x, scale, zero, c)
+
+
+_dequantize.__name__ = "dequantize_linear"
+_quantize.__name__ = "quantize_linear"
+dequantize_linear = functools.update_wrapper(spec.public_function(_dequantize), _quant_py.dequantize_linear,
+                                             updated=())
+quantize_linear = functools.update_wrapper(spec.public_function(_quantize), _quant_py.quantize_linear, updated=())

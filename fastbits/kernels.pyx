@@ -18,7 +18,7 @@ cdef inline int _apply(int op, const integer[::1] a, const integer[::1] b, integ
     """out = a op b over the whole length; -1 when the lengths do not match."""
     cdef Py_ssize_t n = out.shape[0]
     cdef int width = sizeof(integer)
-    cdef fb_kernel k = fb_kernel(op=op, width=width, in_width=width, swap=0, mask=0, stream=0, table=NULL)
+    cdef fb_kernel k = fb_kernel(op=op, width=width, in_width=width, b_width=0, swap=0, mask=0, stream=0, table=NULL)
     if a.shape[0] != n or (b.shape[0] != n and b.shape[0] != 1):
         return -1
     if n == 0:

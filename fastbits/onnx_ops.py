@@ -4,20 +4,23 @@
 >>> sess = onnx.reference.ReferenceEvaluator(model, new_ops=fastbits.onnx_ops.OPS)  # doctest: +SKIP
 
 The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
-``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast`` and ``CastLike`` node of
-the default domain with fastbits' kernels, and every other node with its own
+``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast``, ``CastLike``,
+``QuantizeLinear`` and ``DequantizeLinear`` node of the default domain with
+fastbits' kernels, and every other node with its own
 (a Cast from or to string goes to onnx's own Cast: fastbits leaves strings to
 onnx). It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only,
 whatever the model's opset, so the classes check the opset themselves: a node
 is refused, with a ``RuntimeError``, when the operator does not exist in the
 model's opset (BitCast before 26, the Bitwise operators before 18, BitShift
-before 11, Cast before 6, CastLike before 15) or when the installed onnx knows
+before 11, Cast before 6, CastLike before 15, QuantizeLinear and
+DequantizeLinear before 10) or when the installed onnx knows
 a later version of it than the ones fastbits implements. In a model whose
 opset is 11 to 27, BitShift is BitShift-11, which refuses signed types
 (:class:`~fastbits.TypeConstraintError`); Cast and CastLike refuse a type
 their version in the model does not take (float 8 before opset 19, int4 before
 21, float4e2m1 before 23, float8e8m0 before 24, int2 before 25, the float 6
-types before 28).
+types before 28); QuantizeLinear and DequantizeLinear refuse what their version
+does not take likewise (a per-axis scale before 13, blocks before 21).
 
 Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
 raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
@@ -71,10 +74,10 @@ import onnx.reference  # noqa: E402
 from onnx.reference.ops.op_cast import cast_to as _onnx_cast_to  # noqa: E402
 
 from . import _ops, onnx_tensors, spec  # noqa: E402
-from .errors import FastbitsError  # noqa: E402
+from .errors import ArgumentValueError, FastbitsError  # noqa: E402
 
 __all__ = ["OPS", "ReferenceEvaluator", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
-           "CastLike"]
+           "CastLike", "DequantizeLinear", "QuantizeLinear"]
 
 
 def _schema(op: str, since: int | None = None) -> Any:
@@ -311,8 +314,72 @@ class CastLike(_FastbitsOp):
         return (_cast(self, x, None, target_type, saturate, round_mode),)
 
 
+#: The versions of QuantizeLinear and DequantizeLinear (their since-versions in onnx 1.23)
+#: fastbits implements.
+_QUANT_VERSIONS = (10, 13, 19, 21, 23, 24, 25, 28)
+_QUANTIZE_SCHEMA = _latest_schema(spec.QUANTIZE, _QUANT_VERSIONS)
+_DEQUANTIZE_SCHEMA = _latest_schema(spec.DEQUANTIZE, _QUANT_VERSIONS)
+
+
+def _quant_check(node: _FastbitsOp, x: Any, scale: Any, y: Any, kind: str, block_size: int) -> None:
+    """What the node's version of QuantizeLinear or DequantizeLinear does not take: a type, a
+    scale of more than one value before version 13, blocks before version 21."""
+    op = node.op_schema.name
+    spec.check_quantize_version(op, node.version, spec.datatype_of(x.dtype), spec.datatype_of(scale.dtype), y)
+    if node.version < 13 and kind != "tensor":
+        raise ArgumentValueError(f"{op}: {op}-10 takes one scale; input '{node.op_schema.inputs[1].name}' "
+                                      f"has shape {scale.shape}")
+    if node.version < 21 and block_size:
+        raise ArgumentValueError(f"{op}: attribute 'block_size' is {op}-21's; {op}-{node.version} has no "
+                                      f"blocked quantization")
+
+
+def _type_attribute(value: Any) -> Any:
+    return None if value in (None, 0) else value
+
+
+class QuantizeLinear(_FastbitsOp):
+    """ONNX QuantizeLinear (versions 10 to 28) with :func:`fastbits.quantize_linear`.
+
+    ``axis``, ``block_size``, ``output_dtype``, ``saturate`` and ``precision`` are the node's
+    attributes; a type, a per-axis scale or a block size the model's version does not take is
+    refused.
+    """
+
+    op_schema = _QUANTIZE_SCHEMA
+    versions = tuple(v for v in _QUANT_VERSIONS if v <= _QUANTIZE_SCHEMA.since_version)
+
+    def _run(self, x: Any, y_scale: Any, y_zero_point: Any = None, axis: Any = None, block_size: Any = None,  # type: ignore[override]
+             output_dtype: Any = None, saturate: Any = None, precision: Any = None) -> tuple[Any]:
+        args = (x, y_scale, y_zero_point)
+        options = {"axis": 1 if axis is None else axis, "block_size": block_size or 0,
+                   "output_dtype": _type_attribute(output_dtype), "saturate": 1 if saturate is None else saturate,
+                   "precision": _type_attribute(precision)}
+        x, scale, _, c = spec.check_quantize(*args, **options)
+        _quant_check(self, x, scale, c.y, c.kind, options["block_size"])
+        return (_ops.quantize_linear(*args, **options),)
+
+
+class DequantizeLinear(_FastbitsOp):
+    """ONNX DequantizeLinear (versions 10 to 28) with :func:`fastbits.dequantize_linear`
+    (as :class:`QuantizeLinear`)."""
+
+    op_schema = _DEQUANTIZE_SCHEMA
+    versions = tuple(v for v in _QUANT_VERSIONS if v <= _DEQUANTIZE_SCHEMA.since_version)
+
+    def _run(self, x: Any, x_scale: Any, x_zero_point: Any = None, axis: Any = None, block_size: Any = None,  # type: ignore[override]
+             output_dtype: Any = None) -> tuple[Any]:
+        args = (x, x_scale, x_zero_point)
+        options = {"axis": 1 if axis is None else axis, "block_size": block_size or 0,
+                   "output_dtype": _type_attribute(output_dtype)}
+        x, scale, _, c = spec.check_dequantize(*args, **options)
+        _quant_check(self, x, scale, c.y, c.kind, options["block_size"])
+        return (_ops.dequantize_linear(*args, **options),)
+
+
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
-OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike]
+OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike,
+                          QuantizeLinear, DequantizeLinear]
 
 
 class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):

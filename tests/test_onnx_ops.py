@@ -54,7 +54,8 @@ class _Counting:
         return self.kernel(*args, **kwargs)
 
 
-KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast", "cast", "cast_like")
+KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast", "cast", "cast_like",
+           "quantize_linear", "dequantize_linear")
 
 #: The installed onnx has BitShift-28 (onnx 1.23, opset 28): signed BitShift node tests.
 HAS_BITSHIFT_28 = onnx.defs.onnx_opset_version() >= 28
@@ -166,6 +167,8 @@ OFFICIAL_KERNEL = {
     "test_bitshift": "bitshift",
     "test_cast_": "cast",
     "test_castlike_": "cast_like",
+    "test_quantizelinear": "quantize_linear",
+    "test_dequantizelinear": "dequantize_linear",
 }
 def _generated_data_zeroes_small_ints() -> bool:
     """Whether this onnx's node-test data gives 0 for floats out of range into int4 (and the
@@ -289,10 +292,15 @@ def test_ops_list_and_versions():
             assert cls.op_schema.since_version == spec.SINCE_VERSION[op]
     if HAS_BITSHIFT_28:
         assert onnx_ops.BitShift.versions == (11, 28)
-    # Cast and CastLike: the latest version the installed onnx has, and every earlier one
-    assert onnx_ops.OPS[len(expected):] == [onnx_ops.Cast, onnx_ops.CastLike]
+    # Cast, CastLike, QuantizeLinear and DequantizeLinear: the latest version the installed onnx
+    # has, and every earlier one
+    assert onnx_ops.OPS[len(expected):] == [onnx_ops.Cast, onnx_ops.CastLike, onnx_ops.QuantizeLinear,
+                                            onnx_ops.DequantizeLinear]
+    quant_versions = (10, 13, 19, 21, 23, 24, 25, 28)
     for cls, op, versions in ((onnx_ops.Cast, spec.CAST, (6, 9, 13, 19, 21, 23, 24, 25, 28)),
-                              (onnx_ops.CastLike, spec.CAST_LIKE, (15, 19, 21, 23, 24, 25))):
+                              (onnx_ops.CastLike, spec.CAST_LIKE, (15, 19, 21, 23, 24, 25)),
+                              (onnx_ops.QuantizeLinear, spec.QUANTIZE, quant_versions),
+                              (onnx_ops.DequantizeLinear, spec.DEQUANTIZE, quant_versions)):
         assert cls.__name__ == cls.op_schema.name == op and cls.op_domain == ""
         assert cls.versions == tuple(v for v in versions if v <= cls.op_schema.since_version)
         assert cls.op_schema.since_version == onnx.defs.get_schema(op, max(versions)).since_version

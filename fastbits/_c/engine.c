@@ -20,7 +20,9 @@ enum { LOOP_LINE, LOOP_ROWS, LOOP_BLOCKED, LOOP_REPEATED, LOOP_GATHERED };
 #define BLOCK_MIN_BYTES (1 << 20)     /* ... in a result this large: a smaller one stays in cache */
 
 /* Bytes per element of operand k (0: out; 1, 2: the inputs). */
-static inline fb_ssize width_of(const fb_plan *pl, int k) { return k ? pl->kernel.in_width : pl->kernel.width; }
+static inline fb_ssize width_of(const fb_plan *pl, int k) {
+    return k ? fb_kernel_in_width(&pl->kernel, k) : pl->kernel.width;
+}
 
 /* C-order position over the outer axes of a plan, and the byte offset of each operand there. */
 typedef struct {
@@ -118,7 +120,7 @@ static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scrat
 /* out and the other input are flat (C-contiguous over all axes); the tile repeats. */
 static void run_repeated(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch) {
     const int t = pl->tile_operand;
-    const fb_ssize wo = pl->kernel.width, wi = pl->kernel.in_width;
+    const fb_ssize wo = pl->kernel.width, w1 = width_of(pl, 1), w2 = width_of(pl, 2);
     fb_ssize u, off, count;
     char *q[3];
     (void)scratch;
@@ -126,16 +128,17 @@ static void run_repeated(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scra
         off = u * pl->tile_len;
         count = pl->total - off < pl->tile_len ? pl->total - off : pl->tile_len;
         q[0] = pl->p[0] + off * wo;
-        q[1] = t == 1 ? pl->tile : pl->p[1] + off * wi;
-        q[2] = t == 2 ? pl->tile : pl->p[2] + off * wi;
-        fb_row(&pl->kernel, q[0], q[1], q[2], count, wo, wi, wi);
+        q[1] = t == 1 ? pl->tile : pl->p[1] + off * w1;
+        q[2] = t == 2 ? pl->tile : pl->p[2] + off * w2;
+        fb_row(&pl->kernel, q[0], q[1], q[2], count, wo, w1, w2);
     }
 }
 
 /* Short rows: the inputs' rows gathered into contiguous chunks of whole rows, run, and the
    results scattered back to out. */
 static void run_gathered(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scratch) {
-    const int nouter = pl->nd - 1, wo = pl->kernel.width, wi = pl->kernel.in_width;
+    const int nouter = pl->nd - 1, wo = pl->kernel.width;
+    const fb_ssize w[3] = {wo, width_of(pl, 1), width_of(pl, 2)};
     const int ninputs = fb_op_unary(pl->kernel.op) ? 1 : 2;
     const fb_ssize inner = pl->n[nouter], per_chunk = CHUNK_ELEMS / inner;
     fb_kernel plain = pl->kernel; /* scratch chunks: no streaming stores */
@@ -150,10 +153,11 @@ static void run_gathered(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scra
         c2 = c;
         for (r = 0; r < count; r++) {
             for (k = 1; k <= ninputs; k++)
-                fb_copy_row(q[k] + r * inner * wi, wi, pl->p[k] + c2.off[k], pl->s[k][nouter], inner, wi, 0, 0);
+                fb_copy_row(q[k] + r * inner * w[k], w[k], pl->p[k] + c2.off[k], pl->s[k][nouter], inner, (int)w[k],
+                            0, 0);
             cursor_next(pl, &c2, nouter);
         }
-        fb_row(&plain, q[0], q[1], q[ninputs], count * inner, wo, wi, wi);
+        fb_row(&plain, q[0], q[1], q[ninputs], count * inner, wo, w[1], w[ninputs]);
         for (r = 0; r < count; r++) {
             fb_copy_row(pl->p[0] + c.off[0], pl->s[0][nouter], q[0] + r * inner * wo, wo, inner, wo, 0, 0);
             cursor_next(pl, &c, nouter);
@@ -187,7 +191,7 @@ static fb_ssize bytes_moved(const fb_plan *pl) {
     fb_ssize moved = pl->total * pl->kernel.width, held;
     int k, d;
     for (k = 1; k < (fb_op_unary(pl->kernel.op) ? 2 : 3); k++) {
-        held = pl->kernel.in_width;
+        held = width_of(pl, k);
         for (d = 0; d < pl->nd; d++)
             if (pl->s[k][d] != 0) held *= pl->n[d];
         moved += held;
@@ -262,12 +266,13 @@ static void gather_nd(int width, char *dst, const char *src, int nd, const fb_ss
    repeating along the outer axes: that block tiled once.  1 when chosen, -1 when the tile
    cannot be allocated, else 0. */
 static int plan_repeated(fb_plan *pl) {
-    const int nd = pl->nd, width = pl->kernel.in_width;
-    fb_ssize block, copies;
+    const int nd = pl->nd;
+    fb_ssize block, copies, width;
     int x, j, d;
     if (fb_op_unary(pl->kernel.op) || !is_flat(pl, 0)) return 0;
     for (x = 2; x >= 1; x--) {
         if (!is_flat(pl, 3 - x)) continue;
+        width = width_of(pl, x);
         for (j = 0; j < nd && pl->s[x][j] == 0; j++) {
         }
         if (j == 0 || j >= nd) continue;
@@ -277,7 +282,7 @@ static int plan_repeated(fb_plan *pl) {
         if (copies * block > pl->total) copies = (pl->total + block - 1) / block;
         pl->tile = malloc((size_t)(copies * block * width));
         if (pl->tile == NULL) return -1;
-        gather_nd(width, pl->tile, pl->p[x], nd - j, &pl->n[j], &pl->s[x][j], block / pl->n[j]);
+        gather_nd((int)width, pl->tile, pl->p[x], nd - j, &pl->n[j], &pl->s[x][j], block / pl->n[j]);
         for (d = 1; d < copies; d++) memcpy(pl->tile + d * block * width, pl->tile, (size_t)(block * width));
         pl->loop = LOOP_REPEATED;
         pl->tile_operand = x;

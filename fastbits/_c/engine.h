@@ -157,9 +157,10 @@ static inline int fb_engine_writes_into(const fb_plan *pl, const fb_operand *out
     if (fb_engine_self_overlaps(out, pl->kernel.width)) return 0;
     fb_engine_extent(out->nd, out->n, out->s, out->p, pl->kernel.width, &lo0, &hi0);
     for (k = 1; k < (fb_op_unary(pl->kernel.op) ? 2 : 3); k++) {
-        fb_engine_extent(pl->nd, pl->n, pl->s[k], pl->p[k], pl->kernel.in_width, &lo1, &hi1);
+        const int width = fb_kernel_in_width(&pl->kernel, k);
+        fb_engine_extent(pl->nd, pl->n, pl->s[k], pl->p[k], width, &lo1, &hi1);
         if (hi1 <= lo0 || hi0 <= lo1) continue;
-        if (pl->p[k] != out->p || pl->kernel.in_width != pl->kernel.width) return 0;
+        if (pl->p[k] != out->p || width != pl->kernel.width) return 0;
         for (d = 0; d < pl->nd; d++)
             if (pl->n[d] != 1 && pl->s[k][d] != out->s[d]) return 0;
     }
@@ -185,7 +186,8 @@ static inline int fb_engine_nogil(fb_ssize work) { return work >= FB_NOGIL_BYTES
    thread's last (fb_team_last_shares).  Inline: it runs on every small call. */
 static inline int fb_engine_inline(const fb_config_t *config, fb_kernel *kernel, fb_ssize n) {
     const fb_ssize work = fb_kernel_work(kernel, n);
-    const fb_ssize moved = n * kernel->width + n * kernel->in_width * (fb_op_unary(kernel->op) ? 1 : 2);
+    const fb_ssize moved = n * kernel->width + n * kernel->in_width +
+                           (fb_op_unary(kernel->op) ? 0 : n * fb_kernel_in_width(kernel, 2));
     int kind;
     kernel->stream = moved >= config->stream_threshold;
     kind = kernel->stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;

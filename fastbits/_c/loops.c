@@ -12,6 +12,7 @@
 
 #include "bytes.h"
 #include "convert.h"
+#include "quant.h"
 
 #include <string.h>
 
@@ -408,6 +409,10 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
     }
     if (k->op == FB_OP_CONVERT) {
         fb_convert_row((const fb_cast *)k->table, o, so, a, sa, n);
+        return;
+    }
+    if (k->op == FB_OP_QUANT) {
+        fb_quant_row((const fb_quant *)k->table, o, so, a, sa, b, sb, n);
         return;
     }
     if (k->op == FB_OP_COPY) {

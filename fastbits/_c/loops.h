@@ -20,8 +20,12 @@ typedef enum {
     FB_OP_COPY = 7, /* a, byte-swapped or masked as BitCast's copy needs (unary) */
     FB_OP_LOOKUP = 8, /* table[a]: a byte in, an element of ``width`` bytes out (unary; Cast from a
                          type of 8 bits or fewer, whose 256 results the table holds) */
-    FB_OP_CONVERT = 9 /* a Cast of ``in_width`` bytes into ``width`` bytes, as the fb_cast that
+    FB_OP_CONVERT = 9, /* a Cast of ``in_width`` bytes into ``width`` bytes, as the fb_cast that
                          ``table`` points to says (unary; convert.h) */
+    FB_OP_QUANT = 10  /* QuantizeLinear or DequantizeLinear of ``in_width`` bytes into ``width``
+                         bytes, each element with its scale and zero point (an fb_qparam of
+                         ``b_width`` bytes) from b, as the fb_quant that ``table`` points to
+                         says (quant.h) */
 } fb_op;
 
 /* What one row computes.  The engine (engine.h) reads only the widths, the stream flag and
@@ -30,6 +34,8 @@ typedef struct {
     int op;       /* an fb_op */
     int width;    /* bytes per element of the output: 1, 2, 4 or 8 (FB_OP_COPY: any itemsize) */
     int in_width; /* bytes per element of each input (the same as width but for Cast's ops) */
+    int b_width;  /* bytes per element of the second input where they differ from in_width (the
+                     parameters of FB_OP_QUANT), else 0 */
     int swap;     /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
     int mask;     /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
     int stream;   /* the whole result is large: write long contiguous runs around the cache */
@@ -43,6 +49,11 @@ typedef struct {
 /* 1 for the ops that read one input. */
 static inline int fb_op_unary(int op) {
     return op == FB_OP_NOT || op == FB_OP_COPY || op == FB_OP_LOOKUP || op == FB_OP_CONVERT;
+}
+
+/* Bytes per element of input 1 or 2. */
+static inline int fb_kernel_in_width(const fb_kernel *k, int input) {
+    return input == 2 && k->b_width ? k->b_width : k->in_width;
 }
 
 /* The bytes of work of n elements, for the grain rule: those of the wider side. */

@@ -11,6 +11,8 @@ so they cannot disagree on what is allowed.  One concern a module:
 * ``messages``: dtypes and type lists as the error messages show them;
 * ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
 * ``cast``: Cast's and CastLike's types and attributes, and the float formats Cast writes;
+* ``quantize``: QuantizeLinear's and DequantizeLinear's types by version, their attributes and
+  the granularity of a scale;
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``tensors``: how a TensorProto's fields store each type (onnx.proto);
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
@@ -22,7 +24,7 @@ Every ``check_*``/``resolve_*`` function either returns or raises one of the err
 expected.  This package re-exports every public name of its modules.
 """
 
-from .arguments import REQUIRED, SIGNATURES, call_error, public_function, signature
+from .arguments import OPTIONAL_POSITIONAL, REQUIRED, SIGNATURES, call_error, fits, public_function, signature
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
 from .cast import (
     CAST,
@@ -68,11 +70,35 @@ from .operators import (
     SINCE_VERSION,
     TYPE_CONSTRAINT,
 )
+from .quantize import (
+    DEQUANTIZE,
+    DEQUANTIZE_VERSIONS,
+    PRECISIONS,
+    QUANTIZE,
+    QUANTIZE_VERSIONS,
+    QUANTIZED_RANGES,
+    Quantization,
+    check_dequantize,
+    check_quantize,
+    check_quantize_version,
+)
 from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
 from .tensors import FIELDS, Field
 from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, order_unit, type_string
 
 __all__ = [
+    "DEQUANTIZE",
+    "DEQUANTIZE_VERSIONS",
+    "OPTIONAL_POSITIONAL",
+    "PRECISIONS",
+    "QUANTIZE",
+    "QUANTIZE_VERSIONS",
+    "QUANTIZED_RANGES",
+    "Quantization",
+    "check_dequantize",
+    "check_quantize",
+    "check_quantize_version",
+    "fits",
     "FIELDS",
     "Field",
     "BITCAST",

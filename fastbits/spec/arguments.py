@@ -9,9 +9,10 @@ from typing import Any
 from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
 from .cast import CAST, CAST_LIKE
+from .quantize import DEQUANTIZE, QUANTIZE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
-__all__ = ["REQUIRED", "SIGNATURES", "call_error", "public_function", "signature"]
+__all__ = ["OPTIONAL_POSITIONAL", "REQUIRED", "SIGNATURES", "call_error", "fits", "public_function", "signature"]
 
 
 class _Required:
@@ -34,6 +35,9 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "bitcast": (("x", "to"), {"copy": False}),
     "cast": (("x", "to"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
     "cast_like": (("x", "target_type"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
+    "quantize_linear": (("x", "y_scale", "y_zero_point"), {"axis": 1, "block_size": 0, "output_dtype": None,
+                                                          "saturate": True, "precision": None}),
+    "dequantize_linear": (("x", "x_scale", "x_zero_point"), {"axis": 1, "block_size": 0, "output_dtype": None}),
     "pack": (("x",), {}),
     "unpack": (("data", "to", "shape"), {}),
     "get_num_threads": ((), {}),
@@ -41,10 +45,23 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
+#: The functions whose last positional parameters may be left out (their default is None).
+OPTIONAL_POSITIONAL: dict[str, int] = {"quantize_linear": 1, "dequantize_linear": 1}
+
+
+def fits(function: str, args: tuple[Any, ...], keywords: Any) -> bool:
+    """A call of ``function`` with ``args`` and keyword names ``keywords`` fits its signature."""
+    names, options = SIGNATURES[function]
+    return (len(names) - OPTIONAL_POSITIONAL.get(function, 0) <= len(args) <= len(names)
+            and keywords <= options.keys())
+
+
 def signature(function: str) -> str:
     """``'bitshift(x, y, direction, /, *, out=None)'``."""
     names, options = SIGNATURES[function]
-    parts = [*names, "/"] if names else []
+    optional = OPTIONAL_POSITIONAL.get(function, 0)
+    shown = [*names[:len(names) - optional], *(f"{name}=None" for name in names[len(names) - optional:])]
+    parts = [*shown, "/"] if names else []
     if options:
         parts += ["*", *(f"{name}={default!r}" for name, default in options.items())]
     return f"{function}({', '.join(parts)})"
@@ -66,10 +83,12 @@ def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -
             "a keyword" if len(misplaced) == 1 else "keywords")
     elif keywords:
         what = f"unexpected keyword argument{'s' if len(keywords) > 1 else ''} {_names(keywords)}"
-    elif len(given) < len(names):
-        what = f"missing {_names(names[len(given):])}"
+    elif len(given) < len(names) - OPTIONAL_POSITIONAL.get(function, 0):
+        what = f"missing {_names(names[len(given):len(names) - OPTIONAL_POSITIONAL.get(function, 0)])}"
     else:
-        what = f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, {len(names)} taken"
+        taken = len(names) - OPTIONAL_POSITIONAL.get(function, 0)
+        what = (f"{len(given)} positional argument{'s' if len(given) != 1 else ''} given, "
+                f"{taken if taken == len(names) else f'{taken} to {len(names)}'} taken")
     return ArgumentTypeError(f"{function}: {what}; expected {signature(function)}")
 
 
@@ -83,6 +102,8 @@ _OPERATORS = {
     "bitcast": BITCAST,
     "cast": CAST,
     "cast_like": CAST_LIKE,
+    "quantize_linear": QUANTIZE,
+    "dequantize_linear": DEQUANTIZE,
 }
 
 
@@ -91,11 +112,11 @@ def public_function(function: Any) -> Any:
     fit :data:`SIGNATURES` gets :func:`call_error`, word for word, and a MemoryError of numpy's
     is an :class:`AllocationError`."""
     name = function.__name__
-    names, options = SIGNATURES[name]
+    _, options = SIGNATURES[name]
 
     @functools.wraps(function)
     def checked(*args: Any, **keywords: Any) -> Any:
-        if len(args) != len(names) or not keywords.keys() <= options.keys():
+        if not fits(name, args, keywords.keys()):
             unexpected = {key: value for key, value in keywords.items() if key not in options}
             raise call_error(name, args, unexpected)
         try:

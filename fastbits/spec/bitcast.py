@@ -25,9 +25,10 @@ def _why_not(code: DataType | None) -> str:
             "floats came with IR version 14 (onnx 1.23)")
 
 
-def resolve_to(to: Any, op: str = BITCAST, allowed: frozenset[DataType] = BITCAST_T2) -> DataType:
-    """Resolve the ``to`` attribute of ``op`` (BitCast, Cast) into a :class:`DataType`, in
-    ``allowed`` (the operator's T2) or not.
+def resolve_to(to: Any, op: str = BITCAST, allowed: frozenset[DataType] = BITCAST_T2,
+               attribute: str = "to") -> DataType:
+    """Resolve the ``to`` attribute of ``op`` (BitCast, Cast; or another type attribute, which
+    the messages name) into a :class:`DataType`, in ``allowed`` (the operator's T2) or not.
 
     ``to`` may be an ONNX code (``6``, ``TensorProto.INT32``), a
     :class:`DataType`, a numpy / ml_dtypes dtype or scalar type, or a name:
@@ -41,7 +42,7 @@ def resolve_to(to: Any, op: str = BITCAST, allowed: frozenset[DataType] = BITCAS
         return to
     if isinstance(to, (bool, np.bool_)):
         raise ArgumentTypeError(
-            f"{op}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"{op}: attribute '{attribute}' must be an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not the bool {to!r}"
         )
     if isinstance(to, (int, np.integer)):
@@ -50,34 +51,34 @@ def resolve_to(to: Any, op: str = BITCAST, allowed: frozenset[DataType] = BITCAS
         except ValueError:
             *others, last = [f"{int(t)} {t.name}" for t in sorted(set(DataType) - allowed)]
             raise UnknownDataTypeError(
-                f"{op}: attribute 'to' = {int(to)} is not an ONNX data type code; "
+                f"{op}: attribute '{attribute}' = {int(to)} is not an ONNX data type code; "
                 f"expected one of {_code_ranges(list(allowed))} (the TensorProto.DataType "
                 f"codes of T2; {', '.join(others)} and {last} are codes too, but not of T2)"
             ) from None
     if isinstance(to, str):
-        return _resolve_name(to, op, allowed)
+        return _resolve_name(to, op, allowed, attribute)
     try:
         dtype = np.dtype(to)
     except TypeError:
         raise ArgumentTypeError(
-            f"{op}: attribute 'to' must be an ONNX data type (an int code, a "
+            f"{op}: attribute '{attribute}' must be an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not {type(to).__name__} {to!r}"
         ) from None
     if to is None:
         raise ArgumentTypeError(
-            f"{op}: attribute 'to' is required: an ONNX data type (an int code, a "
+            f"{op}: attribute '{attribute}' is required: an ONNX data type (an int code, a "
             f"DataType, a dtype or a name), not None"
         )
     code = datatype_of(dtype)
     if code is None:
         raise UnknownDataTypeError(
-            f"{op}: attribute 'to' = dtype {dtype} has no ONNX data type; "
+            f"{op}: attribute '{attribute}' = dtype {dtype} has no ONNX data type; "
             f"expected one of {_allowed(allowed)}"
         )
     return code
 
 
-def _resolve_name(name: str, op: str, allowed: frozenset[DataType]) -> DataType:
+def _resolve_name(name: str, op: str, allowed: frozenset[DataType], attribute: str) -> DataType:
     key = name.strip()
     if key.lower().startswith("tensor(") and key.endswith(")"):
         key = key[len("tensor(") : -1]
@@ -93,7 +94,7 @@ def _resolve_name(name: str, op: str, allowed: frozenset[DataType]) -> DataType:
     code = None if dtype is None else datatype_of(dtype)
     if code is None:
         raise UnknownDataTypeError(
-            f"{op}: attribute 'to' = {name!r} names no ONNX data type; expected "
+            f"{op}: attribute '{attribute}' = {name!r} names no ONNX data type; expected "
             f"an ONNX name such as 'INT32' or 'FLOAT8E4M3FN' or a numpy name such as "
             f"'int32' or 'float8_e4m3fn'. T2 is {_allowed(allowed)}"
         )

@@ -1,0 +1,223 @@
+/* QuantizeLinear and DequantizeLinear (quant.h). */
+#include "quant.h"
+#include "numbers.h"
+
+#include <string.h>
+
+/* --------------------------------------------------------------------------
+   DequantizeLinear */
+
+/* A one-byte integer's value: the low xbits bits of its byte, sign-extended for a signed type
+   (as ml_dtypes reads its 4- and 2-bit types). */
+static FB_ALWAYS_INLINE float dq_small(uint8_t b, int is_signed, int xbits) {
+    const int shift = 32 - xbits;
+    const uint32_t up = (uint32_t)b << shift;
+    return is_signed ? (float)((int32_t)up >> shift) : (float)(up >> shift);
+}
+
+static FB_ALWAYS_INLINE float dq_input(const fb_quant *q, const char *x) {
+    switch (q->x) {
+    case FB_NUM_FORMAT: return q->value[*(const uint8_t *)x];
+    case FB_NUM_I8: return dq_small(*(const uint8_t *)x, 1, q->xbits);
+    case FB_NUM_U8: return dq_small(*(const uint8_t *)x, 0, q->xbits);
+    case FB_NUM_I16: {
+        int16_t v;
+        memcpy(&v, x, sizeof v);
+        return (float)v;
+    }
+    default: {
+        uint16_t v;
+        memcpy(&v, x, sizeof v);
+        return (float)v;
+    }
+    }
+}
+
+/* One row of DequantizeLinear: (x - zero) is exact in a float; into float32, the float product
+   is IEEE's correctly rounded one; into a format, the double product is exact and encoded once. */
+#define DQ_ROW(STORE)                                                                        \
+    do {                                                                                         \
+        if (sp == 0) {                                                                           \
+            fb_qparam c;                                                                         \
+            memcpy(&c, p, sizeof c);                                                             \
+            for (i = 0; i < n; i++) {                                                            \
+                const float v = dq_input(q, x + i * sx) - c.zero;                                \
+                STORE(o + i * so, v, c.scale);                                                   \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (i = 0; i < n; i++) {                                                            \
+                fb_qparam c;                                                                     \
+                float v;                                                                         \
+                memcpy(&c, p + i * sp, sizeof c);                                                \
+                v = dq_input(q, x + i * sx) - c.zero;                                            \
+                STORE(o + i * so, v, c.scale);                                                   \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
+#define STORE_F32(at, v, s)                                                                      \
+    do {                                                                                         \
+        const float y_ = (v) * (s);                                                              \
+        memcpy((at), &y_, sizeof y_);                                                            \
+    } while (0)
+
+#define STORE_FORMAT(at, v, s)                                                                   \
+    do {                                                                                         \
+        const uint16_t y_ = (uint16_t)encode((double)(v) * (double)(s), &f);                     \
+        memcpy((at), &y_, sizeof y_);                                                            \
+    } while (0)
+
+static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
+                                        const char *p, fb_ssize sp, fb_ssize n) {
+    fb_ssize i;
+    if (q->y == FB_NUM_F32) {
+        /* the contiguous rows of a one-byte integer type with one scale: loops the compiler
+           vectorizes */
+        if ((q->x == FB_NUM_I8 || q->x == FB_NUM_U8) && sp == 0 && sx == 1 && so == 4) {
+            fb_qparam c;
+            float *out = (float *)(void *)o;
+            const uint8_t *in = (const uint8_t *)x;
+            const int xbits = q->xbits;
+            memcpy(&c, p, sizeof c);
+            if (q->x == FB_NUM_I8)
+                for (i = 0; i < n; i++) out[i] = (dq_small(in[i], 1, xbits) - c.zero) * c.scale;
+            else
+                for (i = 0; i < n; i++) out[i] = (dq_small(in[i], 0, xbits) - c.zero) * c.scale;
+            return;
+        }
+        DQ_ROW(STORE_F32);
+    } else {
+        format_t f;
+        format_of(&q->format, &f);
+        DQ_ROW(STORE_FORMAT);
+    }
+}
+
+/* --------------------------------------------------------------------------
+   QuantizeLinear */
+
+static FB_ALWAYS_INLINE float ql_input(const fb_quant *q, const char *x) {
+    switch (q->x) {
+    case FB_NUM_F16: {
+        uint16_t h;
+        memcpy(&h, x, sizeof h);
+        return (float)f16_value(h);
+    }
+    case FB_NUM_BF16: {
+        uint16_t h;
+        memcpy(&h, x, sizeof h);
+        return float_of((uint32_t)h << 16);
+    }
+    case FB_NUM_I32: {
+        int32_t v;
+        memcpy(&v, x, sizeof v);
+        return (float)v; /* to nearest even: float32 is the precision */
+    }
+    default: {
+        float v;
+        memcpy(&v, x, sizeof v);
+        return v;
+    }
+    }
+}
+
+/* A quotient as an integer result: NaN counts as 0; |q| clamped to 2**17 (which changes
+   nothing: every zero point and range lies within 2**16); to nearest even by the add of
+   1.5 * 2**23; then the zero point, saturated.  On the bits, with masks for the choices, so that
+   compilers vectorize it (a float choice in the loop stays a branch). */
+static FB_ALWAYS_INLINE int32_t ql_integer(float quotient, int32_t zero, int32_t low, int32_t high) {
+    const uint32_t w = bits_of_float(quotient);
+    const uint32_t a = w & 0x7FFFFFFFu;
+    const uint32_t number = 0u - (uint32_t)(a <= 0x7F800000u);                 /* all ones unless NaN */
+    const uint32_t m = ((a < 0x48000000u ? a : 0x48000000u) | (w & 0x80000000u)) & number;
+    const float v = (float_of(m) + 0x1.8p23f) - 0x1.8p23f;
+    int32_t t = (int32_t)v + zero;
+    t = t < low ? low : t;
+    return t > high ? high : t;
+}
+
+/* A quotient as a float format's code: plus the zero point (exact in a double up to what the
+   format's rounding cannot see), encoded by Cast's rules; a missing zero point (-0) adds
+   nothing, and the float encoder takes the quotient as it is. */
+static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const format_t *f) {
+    if (bits_of_float(zero) == 0x80000000u) return encode32(bits_of_float(quotient), f);
+    return encode((double)quotient + (double)zero, f);
+}
+
+#define QL_ROW(T, EXPR)                                                                          \
+    do {                                                                                         \
+        if (sp == 0) {                                                                           \
+            fb_qparam c;                                                                         \
+            memcpy(&c, p, sizeof c);                                                             \
+            for (i = 0; i < n; i++) {                                                            \
+                const float qt = ql_input(q, x + i * sx) / c.scale;                              \
+                const T y = (T)(EXPR);                                                           \
+                memcpy(o + i * so, &y, sizeof y);                                                \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (i = 0; i < n; i++) {                                                            \
+                fb_qparam c;                                                                     \
+                float qt;                                                                        \
+                T y;                                                                             \
+                memcpy(&c, p + i * sp, sizeof c);                                                \
+                qt = ql_input(q, x + i * sx) / c.scale;                                          \
+                y = (T)(EXPR);                                                                   \
+                memcpy(o + i * so, &y, sizeof y);                                                \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
+static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
+                                      const char *p, fb_ssize sp, fb_ssize n) {
+    fb_ssize i;
+    const int32_t low = q->low, high = q->high;
+    if (q->y == FB_NUM_FORMAT) {
+        format_t f;
+        format_of(&q->format, &f);
+        /* the contiguous float32 rows with one scale and no zero point: a loop the compiler
+           vectorizes */
+        if (q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1 && q->format.ebits + q->format.mbits < 8) {
+            fb_qparam c;
+            const float *in = (const float *)(const void *)x;
+            memcpy(&c, p, sizeof c);
+            if (bits_of_float(c.zero) == 0x80000000u) {
+                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)encode32(bits_of_float(in[i] / c.scale), &f);
+                return;
+            }
+        }
+        if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, c.zero, &f));
+        else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
+        return;
+    }
+    if (q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1) {
+        fb_qparam c;
+        const float *in = (const float *)(const void *)x;
+        const uint8_t mask = (uint8_t)(q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
+        int32_t zero;
+        memcpy(&c, p, sizeof c);
+        zero = (int32_t)c.zero;
+        for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c.scale, zero, low, high) & mask;
+        return;
+    }
+    switch (q->y) {
+    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, (int32_t)c.zero, low, high)); break;
+    case FB_NUM_SMALL: {
+        const uint8_t mask = (uint8_t)((1u << q->format.bits) - 1);
+        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, (int32_t)c.zero, low, high) & mask);
+        break;
+    }
+    default: QL_ROW(uint8_t, ql_integer(qt, (int32_t)c.zero, low, high)); break; /* I8, U8 */
+    }
+}
+
+/* Cloned for AVX2 as a static function, as convert.c's row is. */
+FB_CLONES static void quant_row(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx, const char *p,
+                                fb_ssize sp, fb_ssize n) {
+    if (q->kind == FB_DEQUANTIZE) dequantize(q, o, so, x, sx, p, sp, n);
+    else quantize(q, o, so, x, sx, p, sp, n);
+}
+
+void fb_quant_row(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx, const char *p, fb_ssize sp,
+                  fb_ssize n) {
+    quant_row(q, o, so, x, sx, p, sp, n);
+}

@@ -1,0 +1,259 @@
+"""ONNX QuantizeLinear and DequantizeLinear, the readable reference: the operators' formulas
+computed exactly and rounded once, as the texts' precision rules read (:doc:`quantize`).
+
+* DequantizeLinear, ``y = (x - x_zero_point) * x_scale``: the difference and the product are
+  exact, and the product is rounded once to the result's type ("the output type determines the
+  precision of the multiplication").  Every value of x's types is an integer times a power of
+  two (its type's smallest quantum), every scale a 24-bit integer times one: the product is an
+  integer of at most 57 bits times a power of two, rounded to 53 bits *to odd* as a float64
+  and then once to the result's type, which makes that one rounding exact.
+* QuantizeLinear, ``y = saturate((x / y_scale) + y_zero_point)``: ``x`` and the scale are
+  rounded to the precision (the scale's type, or ``precision``), the quotient is rounded to it
+  (IEEE's division, correctly rounded), then to an integer half to even and saturated to an
+  integer type's range, or, for a float target, added to the zero point exactly and cast by
+  Cast's rules (``saturate`` for the float 8 types).
+
+Where the texts are silent fastbits decides once (:doc:`quantize`): a NaN quotient counts as 0
+into an integer type; a FLOAT8E8M0 scale with no ``precision`` divides in float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _cast_py, spec
+from .spec import DataType, Quantization
+
+__all__ = ["dequantize", "dequantize_linear", "quantize", "quantize_linear"]
+
+#: The integer types DequantizeLinear reads (the rest of its inputs are float types).
+INTEGER_INPUTS = frozenset(spec.INTEGER_T) | {DataType.INT4, DataType.UINT4, DataType.INT2, DataType.UINT2}
+
+
+def spread(a: np.ndarray, shape: tuple[int, ...], q: Quantization) -> np.ndarray:
+    """A scale-shaped array ``a`` as an array that broadcasts to the input's ``shape``: each
+    element's own scale (or zero point)."""
+    if q.kind == "tensor":
+        return a.reshape(())
+    if q.kind == "axis":
+        return a.reshape([-1 if d == q.axis else 1 for d in range(len(shape))])
+    return np.take(a, np.arange(shape[q.axis]) // q.block, axis=q.axis)
+
+
+def _fresh(y: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The result: a new C-contiguous array of ``shape`` holding ``y`` (broadcast)."""
+    out = np.empty(shape, y.dtype)
+    out[...] = y
+    return out
+
+
+def _values(a: np.ndarray) -> np.ndarray:
+    """The elements' values as float64 (exact for every type these operators take)."""
+    return a.astype(np.float64)
+
+
+def _cast(v: np.ndarray, dst: DataType, saturate: bool = True) -> np.ndarray:
+    """float64 values ``v`` rounded once to ``dst`` by Cast's rules."""
+    return _cast_py._convert(v, DataType.DOUBLE, dst, saturate, "up")
+
+
+# --------------------------------------------------------------------------
+# DequantizeLinear
+
+
+def _quantum(code: DataType) -> int:
+    """The exponent of the smallest quantum of x's type: its values times 2**-quantum are
+    integers (0 for the integer types)."""
+    if code in INTEGER_INPUTS:
+        return 0
+    fmt = spec.FLOAT_FORMATS[code]
+    return fmt.min_exponent - fmt.mbits
+
+
+def dequantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Quantization) -> np.ndarray:
+    """DequantizeLinear of a checked call (:func:`fastbits.spec.check_dequantize`)."""
+    s = spread(_values(scale), x.shape, q)
+    xv = _values(x)
+    zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
+    with np.errstate(all="ignore"):
+        naive = (xv - zv) * s  # right where an operand is not finite, and for every zero's sign
+        shift = _quantum(q.x)
+        d = np.ldexp(np.where(np.isfinite(xv), xv, 0.0), -shift).astype(np.int64)
+        if zero is not None:
+            d = d - np.ldexp(np.where(np.isfinite(zv), zv, 0.0), -shift).astype(np.int64)
+        mantissa, exponent = np.frexp(np.where(np.isfinite(s), s, 0.0))
+        m = np.ldexp(mantissa, 24).astype(np.int64)  # every scale has at most 24 significant bits
+        product = np.broadcast_to(d * m, x.shape)  # exact: |d| < 2**33, |m| < 2**24
+        exact = np.ldexp(_cast_py._to_odd_float64(product), (exponent - 24 + shift).astype(np.int32))
+        finite = np.isfinite(naive) & (product != 0)
+        y = _cast(np.where(finite, exact, naive), q.y)
+    return _fresh(y, x.shape)
+
+
+@spec.public_function
+def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
+                      output_dtype: Any = None) -> np.ndarray:
+    """ONNX DequantizeLinear (versions 10 to 28): ``(x - x_zero_point) * x_scale``, exactly,
+    rounded once to the result's type.
+
+    Parameters
+    ----------
+    x : array_like
+        The quantized values: int8, uint8, int16, uint16, int32, a float 8 type, int4, uint4,
+        int2, uint2, float4e2m1 or a float 6 type (ml_dtypes' types, one value per byte).
+    x_scale : array_like
+        float32, float16, bfloat16 or float8e8m0: one scale (shape ``()`` or ``(1,)``), one per
+        element of ``axis`` (1-D), or one per block of ``block_size`` elements along ``axis``
+        (the input's rank; that axis ``ceil(x.shape[axis] / block_size)`` long).
+    x_zero_point : array_like, optional
+        The scale's shape, ``x``'s type; 0 when left out.  It applies to every type, the float
+        ones included.
+    axis : int, optional
+        The axis of per-axis and blocked scales; negative counts from the back.
+    block_size : int, optional
+        Elements per block (blocked scales), or 0.
+    output_dtype : int, DataType, dtype or str, optional
+        float32, float16 or bfloat16; by default the scale's type (which a float8e8m0 scale
+        cannot be: give it).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new C-contiguous array of ``x``'s shape.
+
+    Raises
+    ------
+    TypeConstraintError
+        A type the operator does not take, or a zero point of another type than ``x``.
+    ArgumentValueError
+        A scale or zero point whose shape does not fit ``axis`` and ``block_size``.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.dequantize_linear(np.array([0, 3, 255], np.uint8), np.float32(0.5), np.uint8(3))
+    array([ -1.5,   0. , 126. ], dtype=float32)
+    >>> fastbits.dequantize_linear(np.array([2049], np.int16), np.float16(1.5))
+    array([3074.], dtype=float16)
+    """
+    x, scale, zero, q = spec.check_dequantize(x, x_scale, x_zero_point, axis, block_size, output_dtype)
+    return dequantize(x, scale, zero, q)
+
+
+# --------------------------------------------------------------------------
+# QuantizeLinear
+
+
+def _in_precision(v: np.ndarray, p: DataType) -> np.ndarray:
+    """float64 values rounded to the precision ``p``: a float type, or INT32 (an integer, half
+    to even, which has no -0; NaN and the infinities stay)."""
+    if p == DataType.INT32:
+        return np.rint(v) + 0.0  # -0 + 0 is +0
+    return _values(_cast(v, p))
+
+
+def _integer_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a / b`` for integers (float64, infinities and NaN among them), rounded half to even to
+    an integer exactly; a division by zero is an infinity of ``a``'s sign, 0/0 NaN."""
+    with np.errstate(all="ignore"):
+        q = a / b  # right where an operand is not finite or b is 0
+    small = np.isfinite(q) & (np.abs(a) < 2.0**62) & (np.abs(b) < 2.0**62) & (b != 0)
+    num = np.where(small, a, 0).astype(np.int64)
+    den = np.where(small, b, 1).astype(np.int64)
+    sign = np.where((num < 0) != (den < 0), -1, 1)
+    whole, rest = np.divmod(np.abs(num), np.abs(den))
+    twice = 2 * rest
+    up = (twice > np.abs(den)) | ((twice == np.abs(den)) & (whole % 2 == 1))
+    q = np.where(small, sign * (whole + up), q)
+    for i in zip(*np.nonzero(~small & np.isfinite(a) & np.isfinite(b) & (b != 0))):  # beyond 2**62: Python ints
+        a_i, b_i = int(a[i]), int(b[i])
+        whole_i, rest_i = divmod(abs(a_i), abs(b_i))
+        up_i = 2 * rest_i > abs(b_i) or (2 * rest_i == abs(b_i) and whole_i % 2 == 1)
+        q[i] = float((whole_i + up_i) * (-1 if (a_i < 0) != (b_i < 0) else 1))
+    return q
+
+
+def _odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` (float64) rounded to 53 bits to odd: the exact sum's one rounding to a narrower
+    type is then the float64's (Knuth's two-sum gives the sum's rounding error)."""
+    with np.errstate(all="ignore"):
+        s = a + b
+        bb = s - a
+        err = (a - (s - bb)) + (b - bb)
+    inexact = np.isfinite(s) & (err != 0)
+    even = (s.view(np.uint64) & np.uint64(1)) == 0
+    return np.where(inexact & even, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def quantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Quantization) -> np.ndarray:
+    """QuantizeLinear of a checked call (:func:`fastbits.spec.check_quantize`)."""
+    xp = _in_precision(_values(x), q.precision)
+    sp = spread(_in_precision(_values(scale), q.precision), x.shape, q)
+    if q.precision == DataType.INT32:
+        quotient = _integer_quotient(np.broadcast_to(xp, x.shape), np.broadcast_to(sp, x.shape))
+    else:
+        with np.errstate(all="ignore"):  # float64's quotient, rounded once more: exact (53 >= 2 * 24 + 2)
+            quotient = _in_precision(xp / sp, q.precision)
+    zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
+    if q.y in spec.QUANTIZED_RANGES:
+        low, high = spec.QUANTIZED_RANGES[q.y]
+        whole = np.where(np.isnan(quotient), 0.0, np.rint(quotient))  # NaN counts as 0
+        y = _cast(np.clip(whole + zv, low, high), q.y)  # in range: Cast only stores it
+    else:
+        value = quotient if zero is None else _odd_sum(np.broadcast_to(quotient, x.shape), np.broadcast_to(zv, x.shape))
+        y = _cast(value, q.y, q.saturate)
+    return _fresh(y, x.shape)
+
+
+@spec.public_function
+def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
+                    output_dtype: Any = None, saturate: Any = True, precision: Any = None) -> np.ndarray:
+    """ONNX QuantizeLinear (versions 10 to 28): ``saturate(x / y_scale + y_zero_point)``.
+
+    Parameters
+    ----------
+    x : array_like
+        float32, float16, bfloat16 or int32.
+    y_scale : array_like
+        float32, float16, bfloat16, int32 or float8e8m0, shaped as
+        :func:`dequantize_linear`'s ``x_scale`` is.
+    y_zero_point : array_like, optional
+        The scale's shape and the result's type: int8, uint8, int16, uint16, int4, uint4, int2,
+        uint2, a float 8 type, float4e2m1 or a float 6 type.  0 when left out.
+    axis, block_size : int, optional
+        As :func:`dequantize_linear`'s.
+    output_dtype : int, DataType, dtype or str, optional
+        The result's type; by default the zero point's, else uint8.
+    saturate : bool, optional
+        For the float 8 results: out of range to the largest value (True) or to infinity or
+        NaN (False), as Cast's tables say.  float4 and float6 always saturate.
+    precision : int, DataType, dtype or str, optional
+        The type the division is rounded to: float32, float16, bfloat16 or int32; by default
+        the scale's type (float32 for a float8e8m0 scale).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new C-contiguous array of ``x``'s shape.
+
+    Notes
+    -----
+    ``x`` and the scale are rounded to the precision, and so is their quotient; an integer
+    result is that quotient rounded half to even, plus the zero point, saturated to the type's
+    range (a NaN quotient counts as 0); a float result is the quotient plus the zero point cast
+    by Cast's rules.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> fastbits.quantize_linear(np.array([-1.0, 0.25, 0.75, 300.0], np.float32), np.float32(0.5), np.uint8(3))
+    array([  1,   3,   5, 255], dtype=uint8)
+    >>> y = fastbits.quantize_linear(np.array([1.0, 1000.0], np.float32), np.float32(1.0), output_dtype="FLOAT8E4M3FN")
+    >>> y.astype(np.float32)
+    array([  1., 448.], dtype=float32)
+    """
+    x, scale, zero, q = spec.check_quantize(x, y_scale, y_zero_point, axis, block_size, output_dtype, saturate,
+                                            precision)
+    return quantize(x, scale, zero, q)
