@@ -793,8 +793,9 @@ cdef object _parameters(object scale, object zero, object c, float missing):
     ``missing``); 0-d for one scale.  Every value the kernels take is a float32 exactly."""
     shape = () if c.kind == "tensor" else scale.shape
     halves = np.empty(shape + (2,), np.float32)
-    halves[..., 0] = scale.reshape(shape).astype(np.float32)
-    halves[..., 1] = missing if zero is None else zero.reshape(shape).astype(np.float32)
+    with np.errstate(all="ignore"):  # a signaling NaN is a NaN
+        halves[..., 0] = scale.reshape(shape).astype(np.float32)
+        halves[..., 1] = missing if zero is None else zero.reshape(shape).astype(np.float32)
     return halves.view(np.complex64).reshape(shape)
 
 
@@ -835,7 +836,8 @@ def _dequantize(x, x_scale, x_zero_point=None, /, *, axis=1, block_size=0, outpu
         result = _quant_kernel(&q, x, _parameters(scale, zero, c, 0.0), c, int(c.y), spec.DEQUANTIZE)
         if result is not None:
             return result
-    return _quant_py.dequantize(x, scale, zero, c)
+    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
+        return _quant_py.dequantize(x, scale, zero, c)
 
 
 def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_dtype=None, saturate=True,
@@ -857,7 +859,8 @@ def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_
         result = _quant_kernel(&q, x, _parameters(scale, zero, c, -0.0), c, int(c.y), spec.QUANTIZE)
         if result is not None:
             return result
-    return _quant_py.quantize(x, scale, zero, c)
+    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
+        return _quant_py.quantize(x, scale, zero, c)
 
 
 _dequantize.__name__ = "dequantize_linear"

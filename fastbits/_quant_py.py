@@ -42,6 +42,12 @@ def spread(a: np.ndarray, shape: tuple[int, ...], q: Quantization) -> np.ndarray
     return np.take(a, np.arange(shape[q.axis]) // q.block, axis=q.axis)
 
 
+def _positive_nan(v: np.ndarray) -> np.ndarray:
+    """Every NaN as the positive quiet NaN: float units differ in the NaN an operation gives
+    (its sign, which operand's payload), and a result must not depend on the host."""
+    return np.where(np.isnan(v), np.nan, v)
+
+
 def _fresh(y: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """The result: a new C-contiguous array of ``shape`` holding ``y`` (broadcast)."""
     out = np.empty(shape, y.dtype)
@@ -88,7 +94,7 @@ def dequantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Qua
         product = np.broadcast_to(d * m, x.shape)  # exact: |d| < 2**33, |m| < 2**24
         exact = np.ldexp(_cast_py._to_odd_float64(product), (exponent - 24 + shift).astype(np.int32))
         finite = np.isfinite(naive) & (product != 0)
-        y = _cast(np.where(finite, exact, naive), q.y)
+        y = _cast(_positive_nan(np.where(finite, exact, naive)), q.y)
     return _fresh(y, x.shape)
 
 
@@ -135,11 +141,12 @@ def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis
     >>> import numpy as np, fastbits
     >>> fastbits.dequantize_linear(np.array([0, 3, 255], np.uint8), np.float32(0.5), np.uint8(3))
     array([ -1.5,   0. , 126. ], dtype=float32)
-    >>> fastbits.dequantize_linear(np.array([2049], np.int16), np.float16(1.5))
-    array([3074.], dtype=float16)
+    >>> fastbits.dequantize_linear(np.array([2049], np.int16), np.float16(1.5)).astype(np.float32)
+    array([3074.], dtype=float32)
     """
     x, scale, zero, q = spec.check_dequantize(x, x_scale, x_zero_point, axis, block_size, output_dtype)
-    return dequantize(x, scale, zero, q)
+    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
+        return dequantize(x, scale, zero, q)
 
 
 # --------------------------------------------------------------------------
@@ -148,7 +155,8 @@ def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis
 
 def _in_precision(v: np.ndarray, p: DataType) -> np.ndarray:
     """float64 values rounded to the precision ``p``: a float type, or INT32 (an integer, half
-    to even, which has no -0; NaN and the infinities stay)."""
+    to even, which has no -0; NaN and the infinities stay, and the range is not int32's: the
+    division is exact, and its result saturates into the target's range in the end)."""
     if p == DataType.INT32:
         return np.rint(v) + 0.0  # -0 + 0 is +0
     return _values(_cast(v, p))
@@ -196,6 +204,7 @@ def quantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Quant
     else:
         with np.errstate(all="ignore"):  # float64's quotient, rounded once more: exact (53 >= 2 * 24 + 2)
             quotient = _in_precision(xp / sp, q.precision)
+    quotient = _positive_nan(quotient)
     zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
     if q.y in spec.QUANTIZED_RANGES:
         low, high = spec.QUANTIZED_RANGES[q.y]
@@ -256,4 +265,5 @@ def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: 
     """
     x, scale, zero, q = spec.check_quantize(x, y_scale, y_zero_point, axis, block_size, output_dtype, saturate,
                                             precision)
-    return quantize(x, scale, zero, q)
+    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
+        return quantize(x, scale, zero, q)

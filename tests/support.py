@@ -557,8 +557,9 @@ def operator_layouts(size, rng):
 
 def check_every_operator(ops, size, rng):
     """Every operator of ``ops`` (and, or, xor, not, both shifts, ``out=``, BitCast copy and view,
-    Cast through the conversions and through a table, pack and unpack) on uint32 operands of
-    about ``size`` elements in each layout of :func:`operator_layouts`, equal to numpy."""
+    Cast through the conversions and through a table, QuantizeLinear and DequantizeLinear,
+    pack and unpack) on uint32 operands of about ``size`` elements in each layout of
+    :func:`operator_layouts`, equal to numpy."""
     for layout, a, b in operator_layouts(size, rng):
         where = f"{layout} n={size}"
         for name, expected in (("bitwise_and", a & b), ("bitwise_or", a | b), ("bitwise_xor", a ^ b)):
@@ -575,6 +576,13 @@ def check_every_operator(ops, size, rng):
         assert np.array_equal(ops.cast(half, "FLOAT16"), half.astype(np.float16)), where
         low = a.astype(np.uint8)
         assert np.array_equal(ops.cast(low, "FLOAT"), low.astype(np.float32)), where
+        # per tensor, and per axis where the operand has two axes: numpy rounds half to even too,
+        # and a float32 product of a byte and a power of two is exact
+        lows = np.asarray(low, np.float32)
+        scale = np.float32(0.5) if lows.ndim < 2 else np.full(lows.shape[1], 0.5, np.float32)
+        assert np.array_equal(ops.quantize_linear(lows, scale, np.full(scale.shape, 3, np.uint8), axis=-1),
+                              np.clip(np.rint(lows / 0.5) + 3, 0, 255).astype(np.uint8)), where
+        assert np.array_equal(ops.dequantize_linear(low, scale, None, axis=-1), lows * np.float32(0.5)), where
         nibbles = (a % 16).astype(np.uint8).astype(ml_dtypes.uint4)
         packed = ops.pack(nibbles)
         assert np.array_equal(ops.unpack(packed, "UINT4", nibbles.shape).view(np.uint8),
@@ -741,3 +749,147 @@ def same_cast_result(got, expected) -> bool:
     if isinstance(expected, tuple):
         return got == expected or (got[1] == NAN and expected[1] == NAN and got[0] == expected[0])
     return got == expected
+
+
+# --------------------------------------------------------------------------
+# QuantizeLinear-28 and DequantizeLinear-28, stated exactly on the values of exact_values (a
+# Python int, or (sign, Fraction | NAN | "inf")); each rounding named, every other step exact
+
+
+def signed_exact(value) -> tuple:
+    """An exact value as (sign, magnitude): an int becomes (sign, Fraction), +0 for 0."""
+    if isinstance(value, (bool, int)):
+        return (int(value < 0), Fraction(abs(int(value))))
+    return value
+
+
+def _negated(value: tuple) -> tuple:
+    return (1 - value[0], value[1])
+
+
+def ieee_sum(a, b) -> tuple:
+    """``a + b`` without rounding, with IEEE's specials: NaN in, NaN out; inf + -inf is NaN;
+    a zero sum of two zeros is -0 only when both are -0, any other zero sum is +0."""
+    (sa, ma), (sb, mb) = signed_exact(a), signed_exact(b)
+    if ma == NAN or mb == NAN:
+        return (0, NAN)
+    if ma == "inf" or mb == "inf":
+        if ma == "inf" and mb == "inf" and sa != sb:
+            return (0, NAN)
+        return (sa, ma) if ma == "inf" else (sb, mb)
+    total = (-ma if sa else ma) + (-mb if sb else mb)
+    if total == 0:
+        return (sa & sb if ma == 0 and mb == 0 else 0, Fraction(0))
+    return (int(total < 0), abs(total))
+
+
+def ieee_product(a, b) -> tuple:
+    """``a * b`` without rounding: the sign is the XOR of the signs; NaN in, or inf * 0, NaN."""
+    (sa, ma), (sb, mb) = signed_exact(a), signed_exact(b)
+    sign = sa ^ sb
+    if ma == NAN or mb == NAN:
+        return (sign, NAN)
+    if ma == "inf" or mb == "inf":
+        return (sign, NAN) if ma == 0 or mb == 0 else (sign, "inf")
+    return (sign, ma * mb)
+
+
+def ieee_quotient(a, b) -> tuple:
+    """``a / b`` without rounding: the sign is the XOR of the signs; finite / 0 is inf, 0 / 0
+    and inf / inf NaN, finite / inf 0."""
+    (sa, ma), (sb, mb) = signed_exact(a), signed_exact(b)
+    sign = sa ^ sb
+    if ma == NAN or mb == NAN or (ma == "inf" and mb == "inf") or (ma == 0 and mb == 0):
+        return (sign, NAN)
+    if ma == "inf" or mb == 0:
+        return (sign, "inf")
+    if mb == "inf":
+        return (sign, Fraction(0))
+    return (sign, ma / mb)
+
+
+def dequantize_exact(x, zero_point, scale, dst):
+    """DequantizeLinear-28 for one element: ``(x - zero_point) * scale`` exactly, rounded once to
+    the result type ``dst`` (FLOAT, FLOAT16 or BFLOAT16: to nearest even, overflow to inf).
+    ``zero_point`` None is 0 (+0 for a float ``x``); the subtraction and the product keep IEEE's
+    signs of zero and NaNs."""
+    if zero_point is None:
+        zero_point = 0 if isinstance(x, int) else (0, Fraction(0))
+    if isinstance(x, int) and isinstance(zero_point, int):
+        difference = x - zero_point
+    else:
+        difference = ieee_sum(x, _negated(signed_exact(zero_point)))
+    return cast_exact(ieee_product(difference, scale), dst)
+
+
+def _to_integer(value):
+    """Round half to even to an integer; NaN and the infinities stay as they are."""
+    if isinstance(value, int):
+        return value
+    sign, q = value
+    if q == NAN or q == "inf":
+        return value
+    return round_half_even(-q if sign else q)
+
+
+def _integer_quotient(a, b):
+    """INT32 precision: ``a / b`` of two integers (or NaN / inf), the exact quotient rounded
+    half to even; division by 0 is inf of ``a``'s sign, 0 / 0 NaN."""
+    if not isinstance(a, int) or not isinstance(b, int):
+        return ieee_quotient(a, b)
+    if b == 0:
+        return (0, NAN) if a == 0 else (int(a < 0), "inf")
+    return round_half_even(Fraction(a, b))
+
+
+def quantize_precision(scale_type, precision=None):
+    """The type QuantizeLinear-28 divides in: ``precision``, else the scale's, but FLOAT for a
+    FLOAT8E8M0 scale."""
+    if precision:
+        return spec.DataType(precision)
+    return spec.DataType.FLOAT if scale_type == spec.DataType.FLOAT8E8M0 else spec.DataType(scale_type)
+
+
+_QUOTIENTS: dict = {}  # quantize_quotient's results: the tests ask for each one many times
+
+
+def quantize_quotient(x, scale, precision):
+    """``x / scale`` as QuantizeLinear-28 computes it in ``precision``: FLOAT, FLOAT16 or BFLOAT16
+    round ``x`` and ``scale`` to it, divide, and round the quotient to it (IEEE); INT32 rounds each
+    half to even to an integer and the exact quotient too."""
+    key = (x, scale, precision)
+    if key not in _QUOTIENTS:
+        if precision == spec.DataType.INT32:
+            _QUOTIENTS[key] = _integer_quotient(_to_integer(x), _to_integer(scale))
+        else:
+            xp = cast_exact(x, precision)
+            sp = cast_exact(scale, precision)
+            _QUOTIENTS[key] = cast_exact(ieee_quotient(xp, sp), precision)
+    return _QUOTIENTS[key]
+
+
+def quantize_exact(x, scale, zero_point, precision, dst, saturate=True):
+    """QuantizeLinear-28 for one element into ``dst``: the quotient of :func:`quantize_quotient`,
+    then an integer type's ``clamp(round_half_even(q) + zero_point)`` (+inf to the top, -inf to
+    the bottom, NaN as 0), or a float type's Cast of ``q + zero_point`` (exact, IEEE's signs of
+    zero) with ``saturate``.  ``zero_point`` None is 0 for an integer type; for a float type it
+    adds nothing (``q`` itself is cast, its sign of zero kept); an integer quotient (INT32
+    precision) is a +0 when it is 0."""
+    q = quantize_quotient(x, scale, precision)
+    if dst in INT_RANGES:
+        low, high = INT_RANGES[dst]
+        zero = 0 if zero_point is None else zero_point
+        if isinstance(q, int):
+            level = q + zero
+        else:
+            sign, magnitude = q
+            if magnitude == NAN:
+                level = zero
+            elif magnitude == "inf":
+                level = low if sign else high
+            else:
+                level = round_half_even(-magnitude if sign else magnitude) + zero
+        return min(max(level, low), high)
+    if zero_point is None:  # no zero point, nothing added: -0 stays -0, as Cast keeps it
+        return cast_exact(signed_exact(q), dst, saturate)
+    return cast_exact(ieee_sum(q, zero_point), dst, saturate)

@@ -55,15 +55,24 @@ static FB_ALWAYS_INLINE float dq_input(const fb_quant *q, const char *x) {
         }                                                                                        \
     } while (0)
 
+/* A NaN as the positive quiet NaN: float units differ in the NaN an operation gives (its sign,
+   which operand's payload), and a result must not depend on the host.  On the bits, so that
+   the loops stay vectorizable. */
+static FB_ALWAYS_INLINE uint32_t canonical(float y) {
+    const uint32_t w = bits_of_float(y);
+    return (w & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC00000u : w;
+}
+
 #define STORE_F32(at, v, s)                                                                      \
     do {                                                                                         \
-        const float y_ = (v) * (s);                                                              \
+        const uint32_t y_ = canonical((v) * (s));                                                \
         memcpy((at), &y_, sizeof y_);                                                            \
     } while (0)
 
 #define STORE_FORMAT(at, v, s)                                                                   \
     do {                                                                                         \
-        const uint16_t y_ = (uint16_t)encode((double)(v) * (double)(s), &f);                     \
+        const double r_ = (double)(v) * (double)(s);                                             \
+        const uint16_t y_ = (uint16_t)encode(r_ == r_ ? r_ : (double)float_of(0x7FC00000u), &f);  \
         memcpy((at), &y_, sizeof y_);                                                            \
     } while (0)
 
@@ -75,14 +84,14 @@ static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so,
            vectorizes */
         if ((q->x == FB_NUM_I8 || q->x == FB_NUM_U8) && sp == 0 && sx == 1 && so == 4) {
             fb_qparam c;
-            float *out = (float *)(void *)o;
             const uint8_t *in = (const uint8_t *)x;
             const int xbits = q->xbits;
             memcpy(&c, p, sizeof c);
+            uint32_t *out_bits = (uint32_t *)(void *)o;
             if (q->x == FB_NUM_I8)
-                for (i = 0; i < n; i++) out[i] = (dq_small(in[i], 1, xbits) - c.zero) * c.scale;
+                for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c.zero) * c.scale);
             else
-                for (i = 0; i < n; i++) out[i] = (dq_small(in[i], 0, xbits) - c.zero) * c.scale;
+                for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c.zero) * c.scale);
             return;
         }
         DQ_ROW(STORE_F32);
@@ -140,8 +149,9 @@ static FB_ALWAYS_INLINE int32_t ql_integer(float quotient, int32_t zero, int32_t
    format's rounding cannot see), encoded by Cast's rules; a missing zero point (-0) adds
    nothing, and the float encoder takes the quotient as it is. */
 static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const format_t *f) {
-    if (bits_of_float(zero) == 0x80000000u) return encode32(bits_of_float(quotient), f);
-    return encode((double)quotient + (double)zero, f);
+    const double v = (double)float_of(canonical(quotient)) + (double)zero;
+    if (bits_of_float(zero) == 0x80000000u) return encode32(canonical(quotient), f);
+    return encode(v == v ? v : (double)float_of(0x7FC00000u), f);
 }
 
 #define QL_ROW(T, EXPR)                                                                          \
@@ -181,7 +191,7 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
             const float *in = (const float *)(const void *)x;
             memcpy(&c, p, sizeof c);
             if (bits_of_float(c.zero) == 0x80000000u) {
-                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)encode32(bits_of_float(in[i] / c.scale), &f);
+                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)encode32(canonical(in[i] / c.scale), &f);
                 return;
             }
         }
