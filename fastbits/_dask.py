@@ -26,7 +26,7 @@ from . import _config, spec
 from ._dispatch import Adapter
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["ADAPTER", "bitcast", "cast", "elementwise", "pack", "unpack"]
+__all__ = ["ADAPTER", "bitcast", "cast", "elementwise", "pack", "quantization", "unpack"]
 
 
 def _is_dask(value: Any) -> bool:
@@ -236,6 +236,58 @@ def unpack(func: Callable[..., Any], data: Any, to: Any, shape: Any) -> Any:
     return flat[:count].reshape(dims)
 
 
+def _quant_block(block: np.ndarray, func: Callable[..., Any], threads: int, scale: np.ndarray,
+                 zero: np.ndarray | None, c: spec.Quantization, kwargs: dict[str, Any],
+                 block_info: Any = None) -> np.ndarray:
+    """One block of QuantizeLinear or DequantizeLinear: the eager call on the block with the
+    scales (and zero points) of the elements it holds."""
+    if c.kind != "tensor":
+        where = [slice(start, stop) for start, stop in block_info[0]["array-location"]]
+        start, stop = where[c.axis].start, where[c.axis].stop
+        if c.kind == "axis":
+            where = [slice(start, stop)]
+        else:  # whole blocks: the chunks along the axis start on a block (checked)
+            where[c.axis] = slice(start // c.block, -(-stop // c.block))
+        scale = scale[tuple(where)]
+        zero = None if zero is None else zero[tuple(where)]
+    return _task(func, threads, block, scale, zero, **kwargs)
+
+
+def quantization(func: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """QuantizeLinear or DequantizeLinear with dask arrays: a lazy result over the chunks of
+    ``x``, each block with the scales of its elements.  The scale and the zero point (the scale's
+    size, a fraction of the input's) are read when the graph is built; the eager call's checks
+    run then too.  Blocked scales need the chunks of ``x`` along the axis to start on a block
+    (every chunk but the last a multiple of ``block_size``); otherwise the error says how to
+    rechunk."""
+    import dask.array as da
+
+    x, scale, zero = (*args, None)[:3]
+    scale = np.asarray(scale.compute() if _is_dask(scale) else scale)
+    zero = None if zero is None else np.asarray(zero.compute() if _is_dask(zero) else zero)
+    if not _is_dask(x):
+        return func(x, scale, zero, **kwargs)
+    if name == "quantize_linear":
+        op = spec.QUANTIZE
+        options = {key: kwargs.get(key, default) for key, default in spec.SIGNATURES[name][1].items()}
+        _, scale, zero, c = spec.check_quantize(_stand_in(op, x), scale, zero, **options)
+    else:
+        op = spec.DEQUANTIZE
+        options = {key: kwargs.get(key, default) for key, default in spec.SIGNATURES[name][1].items()}
+        _, scale, zero, c = spec.check_dequantize(_stand_in(op, x), scale, zero, **options)
+    if c.kind == "blocked":
+        sizes = x.chunks[c.axis]
+        if any(size % c.block for size in sizes[:-1]):
+            raise ArgumentValueError(
+                f"{op}: input 'x' is a dask array whose chunks along axis {c.axis} hold {sizes} elements; "
+                f"blocks of {c.block} must not straddle two chunks, so every chunk but the last must hold a "
+                f"multiple of {c.block}: rechunk first, for example x.rechunk({{{c.axis}: "
+                f"{max(c.block, sizes[0] // c.block * c.block)}}})")
+    dtype = spec.numpy_dtype(c.y)
+    return da.map_blocks(_quant_block, x, func, _task_threads(), scale, zero, c, options, dtype=dtype,
+                         meta=np.empty((0,) * x.ndim, dtype), token=op.lower())
+
+
 #: The public operators' ONNX names, for the elementwise ones' checks and messages.
 _ELEMENTWISE = {"bitwise_and": spec.BITWISE_AND, "bitwise_or": spec.BITWISE_OR, "bitwise_xor": spec.BITWISE_XOR,
                 "bitwise_not": spec.BITWISE_NOT, "bitshift": spec.BITSHIFT}
@@ -258,6 +310,8 @@ def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
             op, to = spec.CAST_LIKE, spec.as_array(spec.CAST_LIKE, to, "target_type", spec.CAST_T).dtype
         return cast(func, x, to, kwargs.get("saturate", True), kwargs.get("round_mode", "up"), kwargs.get("out"),
                     kwargs.get("order", "K"), op)
+    if name in ("quantize_linear", "dequantize_linear"):
+        return quantization(func, name, args, kwargs)
     if name == "pack":
         return pack(func, *args)
     return unpack(func, *args)

@@ -6,7 +6,9 @@
 * a pack / unpack round trip of each sub-byte type (the 6-bit floats too) against the bytes
   ONNX stores it as;
 * Cast into each family of targets, the examples and table rows of Cast-28's doc and of onnx's
-  pages on the narrow types (int4.md, float4.md, float6.md).
+  pages on the narrow types (int4.md, float4.md, float6.md);
+* QuantizeLinear and DequantizeLinear: onnx's node tests of the narrow types, one example of
+  each granularity, and the cases where fastbits follows the text rather than onnx's reference.
 
 The tests run each one under its own name.  BitCast, BitShift and pack examples carry
 their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
@@ -23,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import spec
-from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST
+from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST, DEQUANTIZE, QUANTIZE
 
 #: The round trip of a sub-byte type: ``pack``, then ``unpack`` back.
 PACK_UNPACK = "pack/unpack"
@@ -36,6 +38,8 @@ FUNCTIONS = {
     BITSHIFT: "bitshift",
     BITCAST: "bitcast",
     CAST: "cast",
+    QUANTIZE: "quantize_linear",
+    DEQUANTIZE: "dequantize_linear",
     PACK_UNPACK: "pack",
 }
 
@@ -61,6 +65,8 @@ class Example:
         """Run the example through ``kernels`` (``fastbits``, or a module with the operator's
         function); return the output."""
         function: Callable[..., np.ndarray] = getattr(kernels, FUNCTIONS[self.op])
+        if self.op in (QUANTIZE, DEQUANTIZE):  # keyword-only attributes
+            return function(*self.inputs, **self.attributes)
         result = function(*self.inputs, *self.attributes.values())
         if self.op == BITSHIFT:
             spec.check_bitshift_version(self.version, spec.datatype_of(result.dtype))
@@ -92,7 +98,7 @@ class Example:
         """
         if result.dtype != self.expected.dtype or result.shape != self.expected.shape:
             return False
-        if self.op == CAST:  # bit for bit: the sign of a zero, the code of a NaN
+        if self.op in (CAST, QUANTIZE, DEQUANTIZE):  # bit for bit: the sign of a zero, the code of a NaN
             return result.tobytes() == self.expected.tobytes()
         if self.expected.dtype.kind == "f":
             return bool(np.allclose(result, self.expected, rtol=1e-8, atol=0.0))
@@ -145,6 +151,20 @@ def _cast(name: str, x: list[float], x_dtype: str, to: spec.DataType, y: list[fl
     """Cast of ``x`` to ``to``: ``y``, values ``to`` holds exactly (its bits from ml_dtypes)."""
     return Example(name, CAST, (np.array(x, x_dtype),), np.array(y, np.float64).astype(spec.numpy_dtype(to)),
                    {"to": int(to)})
+
+
+def _quant(op: str, name: str, inputs: tuple[Any, ...], expected: Any, y_dtype: Any, **attributes: Any) -> Example:
+    """QuantizeLinear or DequantizeLinear of ``inputs`` (arrays): ``expected``, values the
+    result's type holds exactly."""
+    y = np.array(expected, np.float64).astype(spec.numpy_dtype(spec.resolve_to(y_dtype)))
+    return Example(name, op, tuple(np.asarray(x) for x in inputs), y, attributes)
+
+
+def _narrow(values: list[float], code: spec.DataType) -> np.ndarray:
+    return np.array(values, np.float64).astype(spec.numpy_dtype(code))
+
+
+_BLOCKED_X = np.array([[6.0, 12.0, 50.0, 5.0], [-8.0, -7.0, 3.5, 1.0]], np.float32)
 
 
 EXAMPLES: tuple[Example, ...] = (
@@ -291,4 +311,27 @@ EXAMPLES: tuple[Example, ...] = (
           [2.0**127, 4.0, 2.0**-127]),
     _cast("Cast: float to float16, ties to even", [1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 1e5], "float64",
           spec.DataType.FLOAT16, [1.0, 1.0 + 2.0**-9, float("inf")]),
+    # QuantizeLinear and DequantizeLinear: onnx's node tests, one example of each granularity
+    _quant(DEQUANTIZE, "test_dequantizelinear", (np.array([0, 3, 128, 255], np.uint8), np.float32(2),
+                                                 np.uint8(128)), [-256, -250, 0, 254], "float32"),
+    _quant(DEQUANTIZE, "test_dequantizelinear_int4",
+           (_narrow([0, 1, 7, -4, -8], spec.DataType.INT4), np.float32(2), _narrow([1], spec.DataType.INT4)),
+           [-2, 0, 12, -10, -18], "float32", axis=0),
+    _quant(QUANTIZE, "test_quantizelinear", (np.array([0, 2, 3, 1000, -254, -1000], np.float32), np.float32(2),
+                                             np.uint8(128)), [128, 129, 130, 255, 1, 0], "uint8"),
+    _quant(QUANTIZE, "per axis, saturated to uint8",
+           (np.array([[-162, 10], [-100, 232], [-20, -50]], np.float32).reshape(1, 3, 2, 1),
+            np.array([2, 4, 5], np.float32), np.array([84, 24, 196], np.uint8)),
+           np.array([[3, 89], [-1, 82], [192, 186]]).clip(0, 255).reshape(1, 3, 2, 1), "uint8"),
+    _quant(QUANTIZE, "blocked, a short last block",
+           (_BLOCKED_X, np.array([[2.0, 0.5], [1.0, 4.0]], np.float32), _narrow([[1, 0], [-1, 2]], spec.DataType.INT4)),
+           [[4, 7, 7, 7], [-8, -8, 3, 2]], "INT4", axis=1, block_size=3),
+    _quant(QUANTIZE, "into float8e4m3fn, saturated", (np.array([0.0, 1.0, 2.0, 100000.0, 200.0], np.float32),
+                                                    np.float32(2)), [0.0, 0.5, 1.0, 448.0, 96.0],
+           "FLOAT8E4M3FN", output_dtype="FLOAT8E4M3FN"),
+    # where fastbits follows the text, not onnx's reference
+    _quant(DEQUANTIZE, "one rounding: int16 2049 x 1.5 into float16", (np.array([2049], np.int16), np.float16(1.5)),
+           [3074.0], "float16"),
+    _quant(QUANTIZE, "saturated: +inf into int8 is 127, NaN counts as 0",
+           (np.array([np.inf, -np.inf, np.nan, 2.5], np.float32), np.float32(1), np.int8(3)), [127, -128, 3, 5], "int8"),
 )

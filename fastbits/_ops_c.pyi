@@ -1,11 +1,12 @@
-"""Signatures of the compiled module ``fastbits._ops_c`` (its docstrings are ``_ops_py``'s and
-``_cast_py``'s)."""
+"""Signatures of the compiled module ``fastbits._ops_c`` (its docstrings are ``_ops_py``'s,
+``_cast_py``'s and ``_quant_py``'s)."""
 
 from typing import Any
 
 import numpy as np
 
-__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like"]
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like",
+           "dequantize_linear", "quantize_linear"]
 
 def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
 def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
@@ -17,3 +18,7 @@ def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", ou
          order: str = "K") -> np.ndarray: ...
 def cast_like(x: Any, target_type: Any, /, *, saturate: Any = True, round_mode: str = "up",
               out: np.ndarray | None = None, order: str = "K") -> np.ndarray: ...
+def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
+                    output_dtype: Any = None, saturate: Any = True, precision: Any = None) -> np.ndarray: ...
+def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
+                      output_dtype: Any = None) -> np.ndarray: ...

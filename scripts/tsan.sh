@@ -52,7 +52,8 @@ if [ "${1:-}" = "--free-threaded" ]; then
         "$work/src/tests/test_free_threading.py" "$work/src/tests/test_threads.py" "$@" || status=$?
     "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$work/parallel.xml" --parallel-threads=4 \
         "$work/src/tests/test_bitwise_ops.py" "$work/src/tests/test_bitshift.py" "$work/src/tests/test_bitcast.py" \
-        "$work/src/tests/test_cast.py" "$work/src/tests/test_packing.py" "$work/src/tests/test_layout.py" "$@" \
+        "$work/src/tests/test_cast.py" "$work/src/tests/test_quantize.py" "$work/src/tests/test_packing.py" \
+        "$work/src/tests/test_layout.py" "$@" \
         || status=$?
     unset LD_PRELOAD
     cd - >/dev/null

@@ -181,6 +181,39 @@ def test_cast_errors_are_the_eager_ones(ops):
         ops.cast(x, "INT8", out=np.empty(4, np.int8))
 
 
+def test_quantize_and_dequantize_equal_eager(ops, compute):
+    rng = np.random.default_rng(5)
+    w = rng.integers(-8, 8, (12, 70)).astype(ml_dtypes.int4)
+    scales = (rng.random((12, 3)) + 0.1).astype(np.float32)
+    zeros = rng.integers(-2, 2, (12, 3)).astype(ml_dtypes.int4)
+    x = (rng.standard_normal((12, 70)) * 40).astype(np.float32)
+    per_axis = (rng.random(70) + 0.1).astype(np.float32)
+    cases = [  # (eager call, lazy call): blocked (a short last block), per axis, per tensor
+        (lambda: ops.dequantize_linear(w, scales, zeros, axis=1, block_size=32),
+         lambda: ops.dequantize_linear(lazy(w, (5, 32)), scales, zeros, axis=1, block_size=32)),
+        (lambda: ops.dequantize_linear(w, scales, zeros, axis=-1, block_size=32, output_dtype="FLOAT16"),
+         lambda: ops.dequantize_linear(lazy(w, (12, 64)), lazy(scales, 4), zeros, axis=-1, block_size=32,
+                                       output_dtype="FLOAT16")),
+        (lambda: ops.quantize_linear(x, per_axis, None, axis=1, output_dtype="INT4"),
+         lambda: ops.quantize_linear(lazy(x, (7, 25)), per_axis, None, axis=1, output_dtype="INT4")),
+        (lambda: ops.quantize_linear(x, np.float32(0.3), output_dtype="FLOAT8E4M3FN", saturate=False),
+         lambda: ops.quantize_linear(lazy(x, (7, 25)), np.float32(0.3), output_dtype="FLOAT8E4M3FN",
+                                     saturate=False)),
+    ]
+    lazies = [make() for _, make in cases]
+    assert all(isinstance(result, da.Array) for result in lazies)
+    for (eager, _), got in zip(cases, compute(*lazies)):
+        assert_same_bits(got, eager())
+
+
+def test_blocks_must_not_straddle_chunks(ops):
+    w = lazy(np.zeros((4, 64), np.int8), (4, 40))
+    with pytest.raises(fastbits.ArgumentValueError, match=r"rechunk first, for example x.rechunk\(\{1: 32\}\)"):
+        ops.dequantize_linear(w, np.ones((4, 2), np.float32), None, axis=1, block_size=32)
+    with pytest.raises(fastbits.ArgumentValueError, match="QuantizeLinear: input 'y_scale' has shape"):
+        ops.quantize_linear(lazy(np.zeros((4, 6), np.float32), 2), np.ones(5, np.float32), axis=1)
+
+
 @pytest.mark.parametrize("copy", [False, True])
 def test_bitcast_keeps_copy_per_block(ops, copy):
     """A block is a view of the input block where the eager call makes a view."""

@@ -144,16 +144,16 @@ def test_main_job_passes():
     # the same environment, so the same outcome: a warning only for a fallback nobody asked for
     assert ("WARNING" in result.stderr) == (fastbits._ops.FALLBACK_REASON is not None)
     assert "threads: " in out and "numpy: " in out and "ml_dtypes: " in out
-    assert out.count("PASS") == len(EXAMPLES) == 80 and "FAIL" not in out
+    assert out.count("PASS") == len(EXAMPLES) == 88 and "FAIL" not in out
     assert f"{len(EXAMPLES)} passed, 0 failed" in out
     # one table, grouped by operator: each operator's rows together, in this order
     table = [line.split()[0] for line in out.splitlines() if line.endswith("PASS")]
     groups = [op for i, op in enumerate(table) if i == 0 or table[i - 1] != op]
     assert groups == ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift-11", "BitShift-28",
-                      "BitCast", "pack/unpack", "Cast"]
+                      "BitCast", "pack/unpack", "Cast", "DequantizeLinear", "QuantizeLinear"]
     assert {op: table.count(op) for op in groups} == {
         "BitwiseAnd": 4, "BitwiseOr": 4, "BitwiseXor": 4, "BitwiseNot": 3, "BitShift-11": 8, "BitShift-28": 28,
-        "BitCast": 14, "pack/unpack": 7, "Cast": 8}
+        "BitCast": 14, "pack/unpack": 7, "Cast": 8, "DequantizeLinear": 3, "QuantizeLinear": 5}
 
 
 def test_main_job_reports_failures(monkeypatch, capsys):
@@ -162,7 +162,7 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     monkeypatch.setattr(main.fastbits, "bitcast", lambda x, to: x)  # wrong: no reinterpretation
     assert main.main([]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "66 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
+    assert "FAIL" in out and "74 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
 
 
 @pytest.mark.parametrize("name, wrong, failed", [
@@ -173,6 +173,8 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     ("unpack", lambda data, to, shape: fastbits.unpack(bytes(len(data)), to, shape), 7),
     ("bitwise_or", lambda a, b: 1 / 0, 4),
     ("cast", lambda x, to: x, 8),
+    ("quantize_linear", lambda x, scale, zero=None, **attributes: x, 5),
+    ("dequantize_linear", lambda x, scale, zero=None, **attributes: x, 3),
 ])
 def test_main_job_reports_any_operator_failing(monkeypatch, capsys, name, wrong, failed):
     """A wrong result, or an exception, of any operator fails its rows and the exit status."""
