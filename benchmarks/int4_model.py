@@ -6,6 +6,9 @@ The weight is an int4 initializer of size x size, turned into float32 by Dequant
 (block_size 32 along axis 1, float32 scales); X is 8 x size.  The model is built and run once
 per round in onnx's ReferenceEvaluator and in fastbits.onnx_ops.ReferenceEvaluator, in turn;
 the table gives the medians and the ratio, onnx's over fastbits' (above 1: fastbits is faster).
+The model comes from fastbits._bench.models (int4_weight, int4_matmul_model), which the bench's
+rows "int4 model construction" and "int4 model one run" (``python -m fastbits bench --filter
+model``) build too.
 """
 
 from __future__ import annotations
@@ -14,23 +17,16 @@ import argparse
 import statistics
 import time
 
-import ml_dtypes
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from fastbits import onnx_ops
+from fastbits._bench.models import int4_matmul_model, int4_weight
 
 
 def model(size: int, rng: np.random.Generator):
-    w = rng.integers(-8, 8, (size, size), dtype=np.int8).astype(ml_dtypes.int4)
-    scales = (rng.random((size, size // 32)) * 0.01).astype(np.float32)
-    nodes = [helper.make_node("DequantizeLinear", ["w", "s"], ["wf"], axis=1, block_size=32),
-             helper.make_node("MatMul", ["x", "wf"], ["y"])]
-    graph = helper.make_graph(nodes, "int4", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, size])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, size])],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(scales, "s")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    """The model, from the one builder that ``python -m fastbits bench`` times too."""
+    return int4_matmul_model(*int4_weight(size, rng))
 
 
 def main() -> None:

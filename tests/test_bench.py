@@ -20,7 +20,8 @@ from fastbits import _cpus
 from support import import_required, run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref", "onnx-ref+fb"}
-GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast", "cast"}
+GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast", "cast",
+          "quantize", "model"}
 SIBLINGS = ("or", "xor", "not", "shl", "shr")   # BitwiseAnd's siblings, by Case.op
 
 
@@ -74,6 +75,7 @@ def test_bench_json(smoke_run):
     assert ceiling["out_of_cache_bytes"] == _cpus.default_stream_threshold() and ceiling["rule"]
     assert ceiling["ceiling_min_bytes"] == 256 << 10
     names = {impl["name"] for impl in report["implementations"]}
+    available = {impl["name"] for impl in report["implementations"] if impl["available"]}
     assert all(impl["threads"] is None or impl["threads"] >= 1 for impl in report["implementations"])
     assert names >= IMPLS
     assert report["fastbits"] == ("fastbits-c" if fastbits.BACKEND == "cython" else "fastbits-py")
@@ -83,6 +85,18 @@ def test_bench_json(smoke_run):
         # smoke cases are small: bound by their calls' fixed costs, measured against no ceiling
         assert case["bytes"] < 256 << 10 and case["ceiling"] is None
         assert set(case["results"]) == names
+        if case["group"] == "model":   # no numpy column: onnx's evaluators against each other
+            assert case["baseline"] == "onnx-ref" and case["bytes"] == 0
+            for name, res in case["results"].items():
+                if name in ("onnx-ref", "onnx-ref+fb"):
+                    assert res["status"] == ("ok" if name in available else "absent"), (name, res)
+                else:
+                    assert res["status"] in ("n/a", "absent") and res["reason"], (name, res)
+            if "onnx-ref" in available:
+                assert case["results"]["onnx-ref"]["speedup_vs_baseline"] == 1.0
+                assert case["results"]["onnx-ref+fb"]["speedup_vs_baseline"] > 0
+            continue
+        assert "baseline" not in case
         numpy = case["results"]["numpy"]
         assert numpy["status"] == "ok" and numpy["speedup_vs_numpy"] == 1.0
         assert numpy["reps"] == 2 and len(numpy["samples_s"]) == 2
@@ -584,3 +598,170 @@ def test_bench_cast_rows():
     assert record["layout"].endswith("-> FLOAT8E4M3FN, saturate=False") and record["bytes"] == 5 * 1024
     for name in ("numpy", "fastbits-py", "fastbits-c", "onnx-ref", "onnx-ref+fb"):
         assert results[name]["status"] == ("ok" if name in available else "absent"), (name, results[name])
+
+
+def test_bench_quantize_rows():
+    """QuantizeLinear (float32 -> int4, -> float8e4m3fn, a per-tensor scale) and DequantizeLinear
+    (int4 with blocked float32 scales -> float32): at 16M values and (4K,4K) in full, 1M and
+    (1K,1K) in quick; each smoke row through every implementation, checked against the numpy
+    formula (int4: the formula stored as int4, numpy's int8 column a bar); onnxruntime reports
+    n/a, said why, where its Python API cannot take or give int4."""
+    import numpy as np
+
+    from fastbits._bench.cases import bytes_moved, select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    full = {c.name: c for c in select("full") if c.group == "quantize"}
+    quick = {c.name: c.tiers for c in select("quick") if c.group == "quantize"}
+    assert set(full) >= {"dequantize int4->float (4K,4K) block 32", "quantize float->int4 n=16M",
+                         "quantize float->float8e4m3fn n=16M"}
+    assert set(quick) == {"dequantize int4->float (1K,1K) block 32", "quantize float->int4 n=1M",
+                          "quantize float->float8e4m3fn n=1M"}
+    assert all(full[name].tiers == "f" for name in full if name not in quick)
+    impls = implementations(fastbits.get_num_threads())
+    available = {i.name for i in impls if i.available}
+    cases = [c for c in select("smoke") if c.group == "quantize"]
+    assert {(c.op, c.to) for c in cases} == {("dequantize", "FLOAT"), ("quantize", "INT4"),
+                                             ("quantize", "FLOAT8E4M3FN")}
+    for case in cases:
+        arrays = case.build(np.random.default_rng(1))
+        x, scale = arrays["x"], arrays["scale"]
+        out_size = 4 if case.to == "FLOAT" else 1
+        assert bytes_moved(case, arrays) == x.nbytes + scale.nbytes + x.size * out_size
+        record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
+        results = record["results"]
+        assert record["note"] and "no zero point" in record["layout"] and "graph inputs" in record["layout"]
+        for name in ("numpy", "fastbits-py", "fastbits-c", "fastbits-c-1t", "onnx-ref", "onnx-ref+fb"):
+            if name in results:
+                assert results[name]["status"] == ("ok" if name in available else "absent"), (name, results[name])
+        if case.op == "dequantize":
+            assert "block_size=32 axis=1" in record["layout"] and "np.copy" in record["note"]
+        else:
+            assert "per-tensor scale" in record["layout"]
+        if "ort-1t" not in available:
+            continue
+        for name in ("ort-1t", "ort"):
+            if case.to == "FLOAT8E4M3FN":
+                assert results[name]["status"] == "ok", (name, results[name])
+            else:   # int4 in (DequantizeLinear) or out (QuantizeLinear)
+                assert results[name]["status"] == "n/a" and "int4" in results[name]["reason"], results[name]
+                assert ("input" if case.op == "dequantize" else "output") in results[name]["reason"]
+
+
+def test_bench_quantize_expected_is_the_formula():
+    """The int4 row's numpy column computes int8, a bar; the results are held to that formula
+    stored as int4, not to fastbits' own result; the float 8 row's inputs stay where ml_dtypes'
+    astype agrees with saturate=True (far inside the range), at the full size too."""
+    import ml_dtypes
+    import numpy as np
+
+    from fastbits._bench.cases import select
+
+    (int4,) = [c for c in select("smoke") if c.op == "quantize" and c.to == "INT4"]
+    arrays = int4.build(np.random.default_rng(3))
+    bar = int4.reference(arrays["x"], arrays["scale"])
+    assert bar.dtype == np.int8
+    expected = int4.expected(arrays)
+    assert expected.dtype == ml_dtypes.int4 and np.array_equal(expected.astype(np.int8), bar)
+    assert np.array_equal(fastbits.quantize_linear(arrays["x"], arrays["scale"], output_dtype="INT4").view(np.uint8),
+                          expected.view(np.uint8))
+    (f8,) = [c for c in select("full") if c.op == "quantize" and c.to == "FLOAT8E4M3FN" and "16M" in c.name]
+    big = f8.build(np.random.default_rng(2026))
+    assert np.abs(big["x"] / big["scale"]).max() < 200
+
+
+def test_bench_model_rows():
+    """The int4 model as two rows, its construction and one run, at 4096 in full and 1024 in
+    quick, in onnx's evaluator (onnx-ref) and fastbits' subclass (onnx-ref+fb); the others n/a;
+    the construction's evaluator checked by its output, a wrong one caught."""
+    import numpy as np
+
+    from fastbits._bench.cases import bytes_moved, select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    full = {c.name for c in select("full") if c.group == "model"}
+    quick = {c.name for c in select("quick") if c.group == "model"}
+    assert {"int4 model construction 4096", "int4 model one run 4096"} <= full - quick
+    assert quick == {"int4 model construction 1024", "int4 model one run 1024"}
+    impls = implementations(fastbits.get_num_threads())
+    available = {i.name for i in impls if i.available}
+    cases = [c for c in select("smoke") if c.group == "model"]
+    assert {c.op for c in cases} == {"model-build", "model-run"}
+    for case in cases:
+        record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
+        results = record["results"]
+        assert record["bytes"] == 0 and record["baseline"] == "onnx-ref"
+        assert "fastbits.onnx_ops.ReferenceEvaluator" in record["layout"] and record["note"]
+        for name, res in results.items():
+            if name in ("onnx-ref", "onnx-ref+fb"):
+                assert res["status"] == ("ok" if name in available else "absent"), (name, res)
+                if res["status"] == "ok":
+                    assert res["speedup_vs_baseline"] > 0 and res["speedup_vs_numpy"] is None
+            else:
+                assert res["status"] in ("n/a", "absent") and res["reason"], (name, res)
+    if "onnx-ref+fb" not in available:
+        return
+    from fastbits import onnx_ops
+
+    (build,) = [c for c in cases if c.op == "model-build"]
+    arrays = build.build(np.random.default_rng(1))
+    fb = next(i for i in impls if i.name == "onnx-ref+fb")
+    evaluator = fb.prepare(build, arrays)()
+    assert isinstance(evaluator, onnx_ops.ReferenceEvaluator)     # the subclass, not new_ops
+    assert bytes_moved(build, arrays) == 0
+    # a wrong evaluator is caught: the construction's check runs what was built
+    import dataclasses
+
+    wrong = dataclasses.replace(build, expected=lambda a: build.expected(a) + np.float32(1))
+    record = run_case(wrong, impls, MODES["smoke"], np.random.default_rng(1))
+    assert record["results"]["onnx-ref+fb"]["status"] == "wrong"
+
+
+def test_the_model_rows_are_tabled_apart():
+    """The model rows have no numpy column: they are left out of the main table and the chart,
+    and tabled after it, each evaluator's time and onnx-ref's over it."""
+    from fastbits._bench.plot import operators
+    from fastbits._bench.report import table_lines
+
+    report = _fake_report(2)
+    report["implementations"] += [{"name": "onnx-ref", "available": True}, {"name": "onnx-ref+fb", "available": True}]
+    na = {"status": "n/a", "reason": "the model rows time onnx's evaluators only"}
+    report["cases"].append({"group": "model", "name": "int4 model one run 1024", "op": "model-run", "bytes": 0,
+                            "baseline": "onnx-ref",
+                            "results": {"numpy": na, "fastbits-c": na, "ort": na,
+                                        "onnx-ref": {"status": "ok", "median_s": 2e-3, "speedup_vs_baseline": 1.0},
+                                        "onnx-ref+fb": {"status": "ok", "median_s": 1e-3, "speedup_vs_baseline": 2.0}}})
+    lines = table_lines(report)
+    assert not any(line.startswith("[model]") and "n/a" in line for line in lines)
+    (row,) = [line for line in lines if line.startswith("[model]")]
+    assert row.split() == ["[model]", "int4", "model", "one", "run", "1024", "2", "ms", "1", "ms", "2x"]
+    header = lines[lines.index(row) - 1]
+    assert header.split() == ["case", "onnx-ref", "onnx-ref+fb", "onnx-ref+fb", "x"]
+    assert "model-run" not in operators(report) and "model" not in operators(report)
+    only = dict(report, cases=report["cases"][-1:])   # --filter model: the model table alone
+    assert table_lines(only)[0].split()[0] == "case" and len(table_lines(only)) == 3
+
+
+def test_int4_model_script_uses_the_bench_builder():
+    """benchmarks/int4_model.py builds its model with the bench's builder, not a copy of its own."""
+    import importlib.util
+
+    import numpy as np
+
+    pytest.importorskip("onnx")
+    from fastbits._bench.models import int4_matmul_model, int4_weight
+
+    path = os.path.join(ROOT, "benchmarks", "int4_model.py")
+    if not os.path.exists(path):
+        pytest.skip("benchmarks/ not beside the tests")
+    spec = importlib.util.spec_from_file_location("int4_model", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert "make_graph" not in _read("benchmarks", "int4_model.py")
+    theirs = script.model(64, np.random.default_rng(5))
+    ours = int4_matmul_model(*int4_weight(64, np.random.default_rng(5)))
+    assert theirs.SerializeToString() == ours.SerializeToString()

@@ -1,8 +1,11 @@
 """The benchmark suite behind ``python -m fastbits bench``.
 
 fastbits' BitwiseAnd, its siblings (BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
-BitCast and the packed layout side by side with numpy, onnxruntime and the onnx
-reference evaluator, in one process:
+BitCast, Cast, QuantizeLinear, DequantizeLinear and the packed layout side by side
+with numpy, onnxruntime and the onnx reference evaluator, in one process; and a
+quantized model (a MatMul by a blocked int4 weight), its construction and one run,
+in onnx's reference evaluator alone and in fastbits' subclass of it
+(``fastbits.onnx_ops.ReferenceEvaluator``), tabled apart (numpy has no column there):
 
 * every case first runs each implementation once and compares its result with
   numpy's, byte for byte; an implementation that differs is reported as
@@ -103,12 +106,14 @@ class _Progress:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m fastbits bench",
-        description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast "
-                    "and packing against numpy (Cast: numpy's or ml_dtypes' astype), onnxruntime and the onnx "
-                    "reference evaluator (alone, and with fastbits' operators), interleaved in one process, "
-                    "after checking that every result equals numpy's bit for bit; each rate as a "
+        description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, "
+                    "QuantizeLinear, DequantizeLinear and packing against numpy (Cast: numpy's or ml_dtypes' "
+                    "astype; the quantizers: the numpy formula), onnxruntime and the onnx reference evaluator "
+                    "(alone, and with fastbits' operators), interleaved in one process, after checking that "
+                    "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
+                    "onnx's evaluator and fastbits' subclass; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(under 10 s on a 2-core machine); --full for the whole suite.",
+                    "(under 15 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps
@@ -201,7 +206,9 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     if args.plot:
         save_chart(report, args.plot)
         print(f"wrote {args.plot}")
-    wrong = [(c["name"], n) for c in results for n in ("fastbits-c", "fastbits-c-1t", "fastbits-py")
+    # fastbits' implementations; in the model rows, fastbits' evaluator (onnx-ref+fb)
+    wrong = [(c["name"], n) for c in results
+             for n in ("fastbits-c", "fastbits-c-1t", "fastbits-py") + (("onnx-ref+fb",) if c.get("baseline") else ())
              if c["results"].get(n, {}).get("status") in ("wrong", "error")]
     if wrong:
         print("fastbits differs from numpy: " + ", ".join(f"{n} in {c}" for c, n in wrong), file=sys.stderr)

@@ -11,7 +11,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fastbits import _packing_py, spec
+from fastbits import _cast_py, _packing_py, spec
+
+from .models import int4_matmul_model, int4_weight
 
 K, M = 1 << 10, 1 << 20
 
@@ -89,7 +91,8 @@ class Case:
 
     group: str
     name: str
-    op: str                                  # a key of ELEMENTWISE, "bitcast", "cast", "pack" or "unpack"
+    op: str                                  # a key of ELEMENTWISE, "bitcast", "cast", "pack", "unpack",
+                                             # "quantize", "dequantize", "model-build" or "model-run"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
     out: bool = False                        # an elementwise operator into a preallocated out=
@@ -101,6 +104,13 @@ class Case:
     # something else (pack/unpack: np.copy of the one-value-per-byte array)
     expected: Callable[[dict[str, Any]], np.ndarray] | None = None
     note: str | None = None                  # what a reader of the case's figures should know
+    # the array a timed call's result is checked by, where the call returns something else (the
+    # model's construction row: the evaluator built, checked by its output on the case's x)
+    result: Callable[[Any, dict[str, Any]], Any] | None = None
+    # the implementation the row's ratios divide by where numpy has no column (the model rows:
+    # onnx-ref); its rows are tabled apart, as the implementations' times and that ratio
+    baseline: str | None = None
+    block_size: int = 0                      # QuantizeLinear's and DequantizeLinear's, along axis 1
 
     def describe(self, arrays: dict[str, Any]) -> str:
         def spec_of(x):
@@ -119,6 +129,18 @@ class Case:
             return f"{arrays['data'].size} packed bytes -> {arrays['x'].shape} {self.to}"
         if self.op == "cast":
             return f"{spec_of(arrays['x'])} -> {self.to}" + ("" if self.saturate else ", saturate=False")
+        if self.op in ("quantize", "dequantize"):
+            scale = arrays["scale"]
+            how = (f"blocked scales {spec_of(scale)}, block_size={self.block_size} axis=1" if self.block_size
+                   else f"per-tensor scale {scale.dtype} {float(scale):g}")
+            return (f"{spec_of(arrays['x'])} -> {self.to}, {how}, no zero point; onnx models: x and the scale "
+                    "graph inputs")
+        if self.op in MODEL_OPS:
+            w, x = arrays["w"], arrays["x"]
+            return (f"y = x {spec_of(x)} @ DequantizeLinear(int4 initializer {w.shape}, float32 scales "
+                    f"{arrays['scale'].shape}, block 32 axis 1), opset 21: {MODEL_OPS[self.op]}; onnx-ref: "
+                    "onnx.reference.ReferenceEvaluator, onnx-ref+fb: fastbits.onnx_ops.ReferenceEvaluator (the "
+                    "subclass: fastbits' operators, initializers read by fastbits.onnx_tensors.to_array)")
         mode = "copy=True" if self.copy else "copy=False"
         return f"{spec_of(arrays['x'])} -> {self.to}, {mode}"
 
@@ -309,6 +331,109 @@ def _cast_cases() -> list[Case]:
     return cases
 
 
+DEQUANTIZE_NOTE = ("numpy's column: the numpy formula (w.astype(np.float32) - zero point, here none) * "
+                   "np.repeat(scales, 32, axis=1), bit-identical for a float32 result; the issue's bar is "
+                   "np.copy of the float32 result on one thread")
+QUANTIZE_INT4_NOTE = ("numpy's column is a bar: np.clip(np.rint(x / s), -8, 7).astype(np.int8) computes int8 "
+                      "(numpy has no int4); every result must equal that formula stored as int4 "
+                      "(fastbits._cast_py.cast)")
+QUANTIZE_F8_NOTE = ("numpy's column: (x / s).astype(ml_dtypes.float8_e4m3fn), on |x / s| < 200, far inside the "
+                    "range, where ml_dtypes (which does not saturate) agrees with saturate=True")
+
+
+def _quantize_int4(x, s):
+    return np.clip(np.rint(x / s), -8, 7).astype(np.int8)
+
+
+def _quantize_f8(x, s):
+    import ml_dtypes
+
+    return (x / s).astype(ml_dtypes.float8_e4m3fn)
+
+
+def _dequantize_blocked(w, s):
+    return w.astype(np.float32) * np.repeat(s, 32, axis=1)
+
+
+def _quantize_cases() -> list[Case]:
+    """QuantizeLinear float32 -> int4 and -> float8e4m3fn (a per-tensor scale), and DequantizeLinear
+    of an int4 weight with blocked float32 scales (block 32 along axis 1) -> float32, against the
+    numpy formula; the onnx implementations run one-node models, opset 21."""
+
+    def dequantize_case(size, tiers):
+        def build(rng):
+            w, scale = int4_weight(size, rng)
+            return {"x": w, "scale": scale}
+
+        return Case("quantize", f"dequantize int4->float ({_size(size)},{_size(size)}) block 32", "dequantize",
+                    build, tiers, to="FLOAT", reference=_dequantize_blocked, block_size=32, note=DEQUANTIZE_NOTE)
+
+    def quantize_case(n, to, tiers):
+        def build(rng):   # a realistic scale; float 8: |x / s| stays under 200 (6 sigma: 160)
+            spread = 1.0 if to == "INT4" else 10.0
+            return {"x": (rng.standard_normal(n) * spread).astype(np.float32), "scale": np.array(0.37, np.float32)}
+
+        if to == "INT4":
+            reference, note = _quantize_int4, QUANTIZE_INT4_NOTE
+            expected = lambda arrays: _cast_py.cast(_quantize_int4(arrays["x"], arrays["scale"]), "INT4")  # noqa: E731
+        else:
+            reference, note, expected = _quantize_f8, QUANTIZE_F8_NOTE, None
+        return Case("quantize", f"quantize float->{to.lower()} n={_size(n)}", "quantize", build, tiers, to=to,
+                    reference=reference, expected=expected, note=note)
+
+    return [dequantize_case(64, "s"), dequantize_case(K, "q"), dequantize_case(4 * K, "f"),
+            quantize_case(K, "INT4", "s"), quantize_case(M, "INT4", "q"), quantize_case(16 * M, "INT4", "f"),
+            quantize_case(K, "FLOAT8E4M3FN", "s"), quantize_case(M, "FLOAT8E4M3FN", "q"),
+            quantize_case(16 * M, "FLOAT8E4M3FN", "f")]
+
+
+#: The model rows' operations, by Case.op: what the timed call does.
+MODEL_OPS = {"model-build": "the evaluator's construction, ReferenceEvaluator(model)",
+             "model-run": "one run of an evaluator built before, evaluator.run(None, {'x': x})"}
+
+
+MODEL_NOTE = ("numpy, fastbits' functions and onnxruntime have no figure here; the MatMul is onnx's in both "
+              "evaluators (np.matmul, on BLAS's own threads): they differ in DequantizeLinear and, in the "
+              "construction, in reading the initializers; the result is checked against np.matmul of x and the "
+              "numpy formula's weight (the construction row: the evaluator built, by its output)")
+
+
+def _model_arrays(size):
+    def build(rng):
+        w, scale = int4_weight(size, rng)
+        arrays = {"x": rng.standard_normal((8, size)).astype(np.float32), "w": w, "scale": scale}
+        try:
+            arrays["model"] = int4_matmul_model(w, scale)
+        except ImportError:   # no onnx: the evaluators are absent too
+            arrays["model"] = None
+        return arrays
+
+    return build
+
+
+def _model_output(arrays: dict[str, Any]) -> np.ndarray:
+    """The int4 model's output, as onnx's MatMul computes it (np.matmul) from the weight the
+    numpy formula dequantizes, bit-identical to it."""
+    return np.matmul(arrays["x"], _dequantize_blocked(arrays["w"], arrays["scale"]))
+
+
+def _evaluator_output(evaluator: Any, arrays: dict[str, Any]) -> np.ndarray:
+    """What the construction row checks: the evaluator built, by its output on the case's x."""
+    return evaluator.run(None, {"x": arrays["x"]})[0]
+
+
+def _model_cases() -> list[Case]:
+    """The int4 model (:func:`.models.int4_matmul_model`) as two rows, its construction and one run, in
+    onnx's evaluator alone (onnx-ref) and in fastbits' subclass (onnx-ref+fb); numpy has no column,
+    the ratio is onnx-ref's time over onnx-ref+fb's."""
+    cases = []
+    for size, tiers in ((64, "s"), (K, "q"), (4 * K, "f")):
+        for op, what, result in (("model-build", "construction", _evaluator_output), ("model-run", "one run", None)):
+            cases.append(Case("model", f"int4 model {what} {size}", op, _model_arrays(size), tiers,
+                              expected=_model_output, result=result, baseline="onnx-ref", note=MODEL_NOTE))
+    return cases
+
+
 def all_cases() -> list[Case]:
     """Every case of the suite; a mode runs those whose ``tiers`` name it."""
     out: list[Case] = []
@@ -393,6 +518,9 @@ def all_cases() -> list[Case]:
         packing_case("pack", D.FLOAT6E2M3, 4 * M, "q"), packing_case("unpack", D.FLOAT6E2M3, 4 * M, "q"),
         packing_case("pack", D.FLOAT6E3M2, 4 * M, "f"), packing_case("unpack", D.FLOAT6E3M2, 4 * M, "f"),
     ]
+    # QuantizeLinear and DequantizeLinear; the int4 model, built and run in onnx's evaluators
+    out += _quantize_cases()
+    out += _model_cases()
     return out
 
 
@@ -420,6 +548,10 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
         return x.nbytes + x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
     if case.op in ("pack", "unpack"):  # the unpacked elements and the packed bytes
         return x.nbytes + spec.packed_size(spec.datatype_of(x.dtype), x.size)
+    if case.op in ("quantize", "dequantize"):  # the input, the scales and the result
+        return x.nbytes + arrays["scale"].nbytes + x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
+    if case.op in MODEL_OPS:  # a model, not a stream of elements: no rate, no ceiling
+        return 0
     if case.copy or x.dtype.byteorder == ">":
         return 2 * x.nbytes
     return 0

@@ -19,7 +19,7 @@ import fastbits
 from fastbits import _ops, spec
 
 from . import ort as _ort
-from .cases import ELEMENTWISE, Case, operands
+from .cases import ELEMENTWISE, MODEL_OPS, Case, operands
 
 NotApplicable = str   # a prepare() that cannot run the case returns the reason
 
@@ -39,6 +39,8 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
     sets the kernels' thread count."""
 
     def prepare(case, arrays):
+        if case.op in MODEL_OPS:
+            return MODEL_ONLY
         if case.op == "pack":
             x = arrays["x"]
             fn = lambda: packing.pack(x)  # noqa: E731
@@ -50,6 +52,12 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
         elif case.op == "cast":
             x, to, saturate = arrays["x"], case.to, case.saturate
             fn = lambda: module.cast(x, to, saturate=saturate)  # noqa: E731
+        elif case.op == "quantize":
+            x, scale, to = arrays["x"], arrays["scale"], case.to
+            fn = lambda: module.quantize_linear(x, scale, output_dtype=to)  # noqa: E731
+        elif case.op == "dequantize":
+            x, scale, block = arrays["x"], arrays["scale"], case.block_size
+            fn = lambda: module.dequantize_linear(x, scale, axis=1, block_size=block)  # noqa: E731
         else:
             x, to, copy = arrays["x"], case.to, case.copy
             fn = lambda: module.bitcast(x, to, copy=copy)  # noqa: E731
@@ -60,10 +68,20 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
     return prepare
 
 
+#: Why an implementation other than onnx's evaluators has no figure in the model rows.
+MODEL_ONLY = "the model rows time onnx's evaluators only: onnx-ref, and onnx-ref+fb (fastbits' subclass)"
+
+
 def numpy_prepare(case, arrays):
-    """numpy's call: the reference every other result must equal."""
+    """numpy's call: the reference every other result must equal (unless the case gives
+    ``expected``); none for the model rows."""
     if case.op in ELEMENTWISE:
         return ELEMENTWISE[case.op].numpy_call(arrays)
+    if case.op in MODEL_OPS:
+        return MODEL_ONLY
+    if case.op in ("quantize", "dequantize"):
+        x, scale, reference = arrays["x"], arrays["scale"], case.reference
+        return lambda: reference(x, scale)
     x, reference = arrays["x"], case.reference
     return lambda: reference(x)
 
@@ -71,11 +89,16 @@ def numpy_prepare(case, arrays):
 def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
     if case.op in ELEMENTWISE:
         return models.model(case.op, arrays["a"].dtype)
+    if case.op in ("quantize", "dequantize"):
+        return models.quantize(case.op, arrays["x"].dtype, arrays["scale"].dtype, case.to, 1, case.block_size)
     return models.model(case.op, arrays["x"].dtype, case.to, case.saturate)
 
 
 def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
-    """The inputs of the case's model (:mod:`.ort`): ``a`` and ``b``, or BitCast's ``x``."""
+    """The inputs of the case's model (:mod:`.ort`): ``a`` and ``b``, or ``x`` (and QuantizeLinear's
+    and DequantizeLinear's ``scale``)."""
+    if case.op in ("quantize", "dequantize"):
+        return {"x": arrays["x"], "scale": arrays["scale"]}
     return dict(zip("ab", operands(arrays))) if case.op in ELEMENTWISE else {"x": arrays["x"]}
 
 
@@ -104,6 +127,8 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
     def prepare(case, arrays):
         if case.op in ("pack", "unpack"):
             return "onnxruntime has no Python API for ONNX's packed layout"
+        if case.op in MODEL_OPS:
+            return MODEL_ONLY
         try:
             sess = session(_model(models, case, arrays))
         except Exception as exc:  # NOT_IMPLEMENTED kernels and the like: the case is n/a
@@ -132,10 +157,21 @@ def _ort_impl(models: _ort.Models | None, threads: int | None) -> Impl:
                 return out
 
             return run_bound
-        if case.op == "cast" and spec.numpy_dtype(spec.DataType[case.to]).itemsize == 1:
+        if case.op in ("cast", "quantize") and spec.numpy_dtype(spec.DataType[case.to]).itemsize == 1:
             dtype = spec.numpy_dtype(spec.DataType[case.to])
-            return lambda: sess.run(None, feeds)[0].view(dtype)  # the float 8 types come out as uint8 bits
-        return lambda: sess.run(None, feeds)[0]
+            run = lambda: sess.run(None, feeds)[0].view(dtype)  # noqa: E731  the float 8 types come out as uint8 bits
+        else:
+            run = lambda: sess.run(None, feeds)[0]  # noqa: E731
+        if case.op in ("quantize", "dequantize"):
+            try:     # onnxruntime's Python API takes no int4 array in and gives none out: n/a, said why
+                run()
+            except Exception as exc:
+                if case.op == "dequantize" and arrays["x"].dtype.name == "int4":
+                    return f"onnxruntime {ort.__version__} takes no int4 numpy input from Python: {first_line(exc)}"
+                if case.to == "INT4":
+                    return f"onnxruntime {ort.__version__} returns no int4 output to Python: {first_line(exc)}"
+                return first_line(exc)
+        return run
 
     return Impl(name, description, prepare=prepare, threads=threads)
 
@@ -145,7 +181,9 @@ def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> 
     if with_fastbits:
         name = "onnx-ref+fb"
         description = ("onnx.reference.ReferenceEvaluator with new_ops=fastbits.onnx_ops.OPS: fastbits' "
-                       "kernels (the active path) inside onnx's evaluator; no out= API")
+                       "kernels (the active path) inside onnx's evaluator; no out= API; the model rows: "
+                       "fastbits.onnx_ops.ReferenceEvaluator, the subclass, which also reads the initializers "
+                       "with fastbits.onnx_tensors.to_array")
     else:
         name = "onnx-ref"
         description = ("onnx.reference.ReferenceEvaluator (numpy inside); no out= API; pack/unpack: "
@@ -154,15 +192,19 @@ def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> 
         return Impl(name, description, False, "onnx not installed")
     from onnx.reference import ReferenceEvaluator
 
-    new_ops = None
+    new_ops, evaluator = None, ReferenceEvaluator
     if with_fastbits:
         try:
-            new_ops = list(import_module("fastbits.onnx_ops").OPS)  # a copy: onnx 1.21 appends to it
+            onnx_ops = import_module("fastbits.onnx_ops")
         except ImportError as exc:  # an onnx older than fastbits.onnx_ops needs
             return Impl(name, description, False, first_line(exc))
+        new_ops = list(onnx_ops.OPS)  # a copy: onnx 1.21 appends to it
+        evaluator = onnx_ops.ReferenceEvaluator   # the model rows': fastbits' subclass
     evaluators: dict[int, Any] = {}
 
     def prepare(case, arrays):
+        if case.op in MODEL_OPS:
+            return _model_prepare(evaluator, case, arrays)
         if case.op in ("pack", "unpack"):
             return "no operator: pack and unpack are not nodes" if with_fastbits else _numpy_helper_prepare(case, arrays)
         if case.out:
@@ -178,6 +220,17 @@ def _reference_impl(models: _ort.Models | None, with_fastbits: bool = False) -> 
         return lambda: ref.run(None, feeds)[0]
 
     return Impl(name, description, prepare=prepare)
+
+
+def _model_prepare(evaluator, case: Case, arrays: dict[str, Any]):
+    """The model rows: the evaluator's construction (the call returns the evaluator, which the
+    case checks by its output), or one run of an evaluator built here."""
+    model = arrays["model"]
+    if case.op == "model-build":
+        return lambda: evaluator(model)
+    built = evaluator(model)
+    feeds = {"x": arrays["x"]}
+    return lambda: built.run(None, feeds)[0]
 
 
 def _numpy_helper_prepare(case: Case, arrays: dict[str, Any]):
@@ -217,7 +270,7 @@ def implementations(threads: int = 1) -> list[Impl]:
     impls.append(Impl("fastbits-py", "fastbits pure Python (numpy + ml_dtypes, fastbits._ops_py)",
                       prepare=_fastbits_prepare(_ops.load("python"), _ops.load("python"))))
     impls.append(Impl("numpy", "numpy: np.bitwise_and/or/xor, np.invert, np.left_shift/right_shift; "
-                      "BitCast by ndarray.view / astype / copy; "
+                      "BitCast by ndarray.view / astype / copy; QuantizeLinear / DequantizeLinear: the numpy formula; "
                       "pack/unpack: np.copy of the one-value-per-byte array (a bar: not the same result)",
                       prepare=numpy_prepare))
     try:

@@ -4,7 +4,9 @@ Every benchmark that runs onnxruntime or the onnx reference evaluator builds
 its model here: an elementwise operator of :data:`.cases.ELEMENTWISE`
 (``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``, ``BitShift`` with its
 ``direction``: opset 18, inputs ``a`` and ``b``; ``BitwiseNot``: input ``a``)
-or ``BitCast`` (opset 26) or ``Cast`` (opset 21), input ``x``, output ``y``.
+or ``BitCast`` (opset 26) or ``Cast`` (opset 21), input ``x``, output ``y``; or
+``QuantizeLinear`` / ``DequantizeLinear`` (opset 21), inputs ``x`` and ``scale`` (graph inputs,
+no zero point), output ``y``.  The suite's quantized model is :mod:`.models`'.
 """
 
 from __future__ import annotations
@@ -62,6 +64,25 @@ class Models:
                 inputs = [h.make_tensor_value_info("x", src, None)]
                 outputs = [h.make_tensor_value_info("y", dst, None)]
                 self.models[key] = self._make(node, inputs, outputs, opset)
+        return self.models[key]
+
+    def quantize(self, op: str, dtype, scale_dtype, to: str, axis: int = 1, block_size: int = 0):
+        """The model of QuantizeLinear (``op`` "quantize": ``x`` of ``dtype`` into ``to``, an ONNX
+        type name, as ``output_dtype``) or DequantizeLinear ("dequantize": ``x`` of ``dtype`` into
+        the scale's type, ``to``), opset 21: ``x`` and ``scale`` (of ``scale_dtype``) are graph
+        inputs, no zero point; ``axis`` and ``block_size`` are the node's attributes."""
+        h, TP = self.helper, self.onnx.TensorProto
+        src, sc, dst = self.tensor_type(dtype), self.tensor_type(scale_dtype), getattr(TP, to)
+        key = (op, src, sc, dst, axis, block_size)
+        if key not in self.models:
+            attributes = {"axis": axis, "block_size": block_size}
+            if op == "quantize":
+                node = h.make_node("QuantizeLinear", ["x", "scale"], ["y"], output_dtype=dst, **attributes)
+            else:
+                node = h.make_node("DequantizeLinear", ["x", "scale"], ["y"], **attributes)
+            inputs = [h.make_tensor_value_info("x", src, None), h.make_tensor_value_info("scale", sc, None)]
+            outputs = [h.make_tensor_value_info("y", dst, None)]
+            self.models[key] = self._make(node, inputs, outputs, 21)
         return self.models[key]
 
     def _make(self, node, inputs, outputs, opset):

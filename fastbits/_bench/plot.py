@@ -15,7 +15,8 @@ from typing import Any
 
 #: The groups, in order: the operator a case's ``op`` names.
 OPERATORS = {"and": "BitwiseAnd", "or": "BitwiseOr", "xor": "BitwiseXor", "not": "BitwiseNot",
-             "shl": "BitShift", "shr": "BitShift", "bitcast": "BitCast", "pack": "pack / unpack",
+             "shl": "BitShift", "shr": "BitShift", "bitcast": "BitCast",
+             "quantize": "QuantizeLinear", "dequantize": "DequantizeLinear", "pack": "pack / unpack",
              "unpack": "pack / unpack"}
 
 #: The left panel's axis ends here (or at the largest speed-up, when that is smaller): a bar
@@ -49,10 +50,16 @@ def operator_of(case: dict[str, Any]) -> str:
     return OPERATORS.get(case["op"], case["op"])
 
 
+def charted(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cases the chart draws: those with a numpy column (not the model rows, which have a
+    ``baseline`` instead)."""
+    return [c for c in report["cases"] if not c.get("baseline")]
+
+
 def operators(report: dict[str, Any]) -> list[str]:
     """The operator groups the report has cases of, in the chart's order."""
     order = list(dict.fromkeys(OPERATORS.values()))
-    present = dict.fromkeys(operator_of(c) for c in report["cases"])
+    present = dict.fromkeys(operator_of(c) for c in charted(report))
     return sorted(present, key=lambda name: order.index(name) if name in order else len(order))
 
 
@@ -97,7 +104,7 @@ def chart_figure(report: dict[str, Any], operator: str | None = None) -> Any:
 
     fb = report["fastbits"]
     groups = operators(report) if operator is None else [operator]
-    rows = [c for group in groups for c in report["cases"] if operator_of(c) == group]
+    rows = [c for group in groups for c in charted(report) if operator_of(c) == group]
     others = [i["name"] for i in report["implementations"]
               if i["available"] and i["name"] not in ("numpy", fb)]
     styles = _styles(others)

@@ -188,16 +188,62 @@ def detail_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _aligned(rows: list[list[Any]]) -> list[str]:
+    """Rows of cells as lines: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(f"{str(c):<{w}}" if i == 0 else f"{str(c):>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
+            for r in rows]
+
+
+def baseline_lines(report: dict[str, Any]) -> list[str]:
+    """The rows numpy has no column in (the int4 model's: a ``baseline`` in the case's record):
+    a table of their own, each implementation's median time and its ratio, the baseline's time
+    over its own; then those rows' wrong results."""
+    cases = [c for c in report["cases"] if c.get("baseline")]
+    if not cases:
+        return []
+    lines = []
+    for base in dict.fromkeys(c["baseline"] for c in cases):
+        mine = [c for c in cases if c["baseline"] == base]
+        others = [i["name"] for i in report["implementations"] if i["name"] != base
+                  and any(c["results"].get(i["name"], {}).get("status") == "ok" for c in mine)]
+        rows = [["case", base] + [col for n in others for col in (n, f"{n} x")]]
+        for case in mine:
+            res = case["results"]
+            row = [f"[{case['group']}] {case['name']}", _cell(res.get(base, {}), "median_s")]
+            for name in others:
+                row += [_cell(res.get(name, {}), "median_s"), _cell(res.get(name, {}), "speedup_vs_baseline")]
+            rows.append(row)
+        lines.append("")
+        lines += _aligned(rows)
+        lines.append(f"x: {base}'s time over the implementation's (above 1: faster than {base}); no other "
+                     "implementation runs these rows")
+    for case in cases:
+        for name, r in case["results"].items():
+            if r.get("status") in ("wrong", "error"):
+                lines.append(f"{name} {r['status']} in {case['name']}: {r.get('reason')}")
+    return lines
+
+
+def _cell(r: dict[str, Any], key: str) -> str:
+    if r.get("status") != "ok":
+        return r.get("status", "-")
+    return fmt_time(r.get(key)) if key == "median_s" else fmt_ratio(r.get(key))
+
+
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """One table, a row a case: numpy's median time, fastbits' and onnxruntime's speed-ups over
     numpy, and fastbits' percentage of the case's ceiling where one applies; then the rows
-    whose results were wrong, and any row over its ceiling."""
+    whose results were wrong, and any row over its ceiling; then the rows numpy has no column
+    in (:func:`baseline_lines`)."""
     fb = report["fastbits"]
     names = {i["name"] for i in report["implementations"] if i["available"]}
     others = [n for n in ("ort",) if n in names]
     cols = ["case", "numpy", f"{fb} x"] + [f"{n} x" for n in others] + [f"{fb} % ceil"]
     rows, over, notes = [], [], []
     for case in report["cases"]:
+        if case.get("baseline"):
+            continue
         res = case["results"]
         row = [f"[{case['group']}] {case['name']}", fmt_time(res.get("numpy", {}).get("median_s"))]
         for name in [fb, *others]:
@@ -210,12 +256,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         if percent is not None and percent > OVER_CEILING:
             over.append(f"{case['name']} ({fmt_percent(percent)} of the {res[fb]['ceiling']} ceiling)")
         rows.append(row)
-    widths = [max(len(str(r[i])) for r in rows + [cols]) for i in range(len(cols))]
-
-    def fmt(r):
-        return "  ".join(f"{str(c):<{w}}" if i == 0 else f"{str(c):>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
-
-    lines = [fmt(cols)] + [fmt(r) for r in rows]
+    if not rows:   # only rows numpy has no column in
+        return baseline_lines(report)[1:]
+    lines = _aligned([cols] + rows)
     lines.append(f"x: numpy's time over the implementation's (above 1: faster than numpy); % ceil: of the "
                  f"cache or streaming ceiling at fastbits' threads, for cases moving "
                  f"{report.get('ceiling', {}).get('ceiling_min_bytes', 0) >> 10} KiB or more (--verbose: all "
@@ -224,7 +267,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"these cases ran faster than their measured ceiling (over {OVER_CEILING} % of it), "
                      "so for them it is no upper bound: " + "; ".join(over))
     lines += notes
-    return lines
+    return lines + baseline_lines(report)
 
 
 def dumps(report: dict[str, Any]) -> str:
