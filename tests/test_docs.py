@@ -89,6 +89,7 @@ def test_page_examples(page):
 
 
 @pytest.mark.parametrize("name", ["fastbits", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
+                                  "fastbits._quant_py",
                                   "fastbits.onnx_tensors", "fastbits.onnx_ops"])
 def test_docstring_examples(name):
     if name in ("fastbits.onnx_tensors", "fastbits.onnx_ops") and _missing(["onnx"]):
@@ -101,6 +102,7 @@ def test_docstring_examples(name):
 def _api_docstrings():
     """(name, docstring) of every module, function and class the API reference documents."""
     names = ["fastbits", "fastbits.spec", "fastbits.errors", "fastbits._ops_py", "fastbits._packing_py", "fastbits._cast_py",
+             "fastbits._quant_py",
              "fastbits._config", "fastbits.onnx_ops", "fastbits.onnx_backend", "fastbits.onnx_tensors"]
     docs = []
     for name in names:
@@ -144,6 +146,26 @@ def test_help_shows_the_one_docstring(name, ops):
         assert text.count(section + "\n") == 1, (name, section)
     assert text.count(f"{name}(") - text.count(f"fastbits.{name}(") == 1, text[:400]
     assert "_ops_py" not in function.__doc__ and "_ops_c" not in function.__doc__
+
+
+@pytest.mark.parametrize("name", ["quantize_linear", "dequantize_linear"])
+def test_help_shows_the_quantization_docstring(name, ops):
+    """QuantizeLinear and DequantizeLinear on either path: the reference's docstring and
+    signature, the optional zero point shown as such."""
+    import inspect
+    import pydoc
+
+    reference = getattr(importlib.import_module("fastbits._quant_py"), name)
+    function = getattr(ops, name)
+    assert function.__doc__ == reference.__doc__
+    signature = inspect.signature(function)
+    assert str(signature) == str(inspect.signature(reference))
+    zero = list(signature.parameters.values())[2]
+    assert zero.name.endswith("_zero_point") and zero.default is None and zero.kind == zero.POSITIONAL_ONLY
+    text = pydoc.render_doc(function, renderer=pydoc.plaintext)
+    for section in ("Parameters", "Returns", "Examples"):
+        assert text.count(section + "\n") == 1, (name, section)
+    assert "_quant_py" not in function.__doc__ and "_ops_c" not in function.__doc__
 
 
 @pytest.mark.parametrize("name", ["pack", "unpack"])
