@@ -165,6 +165,8 @@ def _in_precision(v: np.ndarray, p: DataType) -> np.ndarray:
 def _integer_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a / b`` for integers (float64, infinities and NaN among them), rounded half to even to
     an integer exactly; a division by zero is an infinity of ``a``'s sign, 0/0 NaN."""
+    shape = a.shape
+    a, b = np.atleast_1d(a), np.atleast_1d(b)  # a 0-d call: np.nonzero takes no 0-d arrays
     with np.errstate(all="ignore"):
         q = a / b  # right where an operand is not finite or b is 0
     small = np.isfinite(q) & (np.abs(a) < 2.0**62) & (np.abs(b) < 2.0**62) & (b != 0)
@@ -180,7 +182,7 @@ def _integer_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         whole_i, rest_i = divmod(abs(a_i), abs(b_i))
         up_i = 2 * rest_i > abs(b_i) or (2 * rest_i == abs(b_i) and whole_i % 2 == 1)
         q[i] = float((whole_i + up_i) * (-1 if (a_i < 0) != (b_i < 0) else 1))
-    return q
+    return q.reshape(shape)
 
 
 def _odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:

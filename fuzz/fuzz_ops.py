@@ -1,8 +1,10 @@
 """Fuzz the public functions with arbitrary bytes, shapes, strides, dtypes, ``to`` and
 ``direction`` values: bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitshift, bitcast,
 and cast (arbitrary bytes hold NaNs, infinities and values out of every range), with
-arbitrary ``saturate`` and ``round_mode``; and fastbits.onnx_tensors.to_array on TensorProtos of
-any type code, dims, raw_data and typed entries (when onnx is installed).
+arbitrary ``saturate`` and ``round_mode``; quantize_linear and dequantize_linear with scales
+and zero points of any type and shape, any ``axis``, ``block_size``, ``output_dtype`` and
+``precision``; and fastbits.onnx_tensors.to_array on TensorProtos of any type code, dims,
+raw_data and typed entries (when onnx is installed).
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
 BitwiseAnd, Or, Xor and Not equal to numpy, BitShift equal to a reference written from
@@ -226,11 +228,60 @@ def _check_tensor(src: "Bytes", data: bytes) -> None:
     assert again.dtype == value.dtype and again.tobytes() == value.tobytes(), ("from_array", data)
 
 
+SCALE_DTYPES = [np.dtype(t) for t in ("f4", "f2", ">f4", "i4", ml_dtypes.bfloat16, ml_dtypes.float8_e8m0fnu)]
+
+
+def _elements(src: "Bytes", dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """A C-contiguous array of ``shape`` whose elements are the next bytes."""
+    count = int(np.prod(shape, dtype=np.int64))
+    if dtype.kind == "O":
+        return np.zeros(shape, object)
+    raw = src.chunk(count * dtype.itemsize).ljust(count * dtype.itemsize, b"\0")
+    return np.frombuffer(raw, dtype).reshape(shape).copy()
+
+
+QUANT_TYPES = [*sorted(spec.QUANTIZE_VERSIONS[28].y | spec.DEQUANTIZE_VERSIONS[28].scale), "STRING", 99, None, 0]
+
+
+def _check_quantization(src: "Bytes", data: bytes) -> None:
+    """QuantizeLinear or DequantizeLinear of arbitrary arrays: both paths give the same bits, of
+    the input's shape, or the same fastbits error."""
+    name = src.pick(["quantize_linear", "dequantize_linear"])
+    x = _array(src, src.pick(DTYPES))
+    if src.byte() % 3 == 0:  # a scale that fits a granularity of x
+        kind = src.byte() % 3
+        axis = src.integer(-x.ndim, x.ndim - 1) if x.ndim else 0
+        block = src.integer(1, 5) if kind == 2 else 0
+        if kind == 0 or not x.ndim:
+            shape: tuple[int, ...] = ()
+        elif kind == 1:
+            shape = (x.shape[axis],)
+        else:
+            shape = tuple(-(-n // block) if d == axis % x.ndim else n for d, n in enumerate(x.shape))
+        scale = _elements(src, src.pick(SCALE_DTYPES), shape)
+    else:
+        scale, axis, block = _array(src, src.pick(DTYPES)), src.integer(-3, 3), src.integer(-1, 4)
+    zero = None if src.byte() % 2 else _elements(src, src.pick(DTYPES), scale.shape)
+    options = {"axis": axis, "block_size": block, "output_dtype": src.pick(QUANT_TYPES)}
+    if name == "quantize_linear":
+        options.update(saturate=src.pick(SATURATES), precision=src.pick(QUANT_TYPES))
+    functions = [getattr(_ops.load("python"), name)] + ([getattr(_ops.load("cython"), name)] if compiled else [])
+    outcomes = [_outcome(function, x, scale, zero, **options) for function in functions]
+    for other in outcomes[1:]:
+        _same(outcomes[0], other, (name, data))
+    kind, value = outcomes[0]
+    if kind == "ok":
+        assert value.shape == x.shape and value.flags.c_contiguous, (name, data)
+
+
 def check_one(data: bytes) -> None:
     """Run one fuzz input through every available path; raise AssertionError on a finding."""
     src = Bytes(data)
     paths = [pure] + ([compiled] if compiled is not None else [])
-    branch = src.byte() % 4
+    branch = src.byte() % 5
+    if branch == 4:
+        _check_quantization(src, data)
+        return
     if branch == 3:
         if onnx_tensors is not None:
             _check_tensor(src, data)
@@ -291,7 +342,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
-    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast"
+    print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast, quantize_linear, "
+          f"dequantize_linear"
           f"{', to_array' if onnx_tensors is not None else ''}), paths: python"
           + (", cython" if compiled else ""))
     if args.atheris:

@@ -831,3 +831,11 @@ def test_the_public_functions_are_the_ones_documented():
     assert got.tolist() == [1.0]
     got = fastbits.quantize_linear(np.array([1.0], np.float32), np.array(0.5, np.float32), np.array(2, np.uint8))
     assert got.tolist() == [4]
+
+
+def test_int32_precision_of_a_0d_input(ops):
+    """A 0-d input in INT32 precision (found by the fuzz harness): the exact quotient, half to
+    even, of a value beyond 2**62 too."""
+    assert ops.quantize_linear(np.float32(7), np.int32(2), np.int8(0)).tolist() == 4
+    assert ops.quantize_linear(np.float32(3e30), np.int32(7), np.int8(0)).tolist() == 127
+    assert ops.quantize_linear(np.float32(-21), np.float32(6.0), np.int8(0), precision="INT32").tolist() == -4
