@@ -48,6 +48,13 @@ def _location() -> str:
     return os.path.dirname(os.path.abspath(fastbits.__file__))
 
 
+def _in_checkout() -> bool:
+    """fastbits is imported from a source checkout (its root holds ``dev`` and ``setup.py``),
+    where ``./dev setup`` builds the kernels; else from an install, which pip rebuilds."""
+    root = os.path.dirname(_location())
+    return all(os.path.isfile(os.path.join(root, name)) for name in ("dev", "setup.py"))
+
+
 def _unasked_fallback() -> tuple[str, str] | None:
     """``(kind, detail)`` when the pure path runs although FASTBITS_PURE_PYTHON is unset:
     kind ``"not built"`` or ``"failed to load"``, detail the import error. None otherwise."""
@@ -73,18 +80,34 @@ def fallback_warning() -> str | None:
     if fallback is None:
         return None
     kind, detail = fallback
-    if kind == "not built":
+    checkout = _in_checkout()
+    if kind == "not built" and checkout:
         text = (
             f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels were "
             f"never built ({detail}). The fastbits imported from {_location()} is a source "
-            f"checkout or a pure install. To build the kernels in place, run `{SETUP_COMMAND}` "
-            f'from the checkout root (README, "Set up, run, test").'
+            f"checkout. To build the kernels in place, run `{SETUP_COMMAND}` from the checkout "
+            f'root (README, "Set up, run, test").'
+        )
+    elif kind == "not built":
+        text = (
+            f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels were "
+            f"never built ({detail}). The fastbits installed in {_location()} is a pure install "
+            f"(built with FASTBITS_NO_EXTENSIONS=1, or where no compiler was found). Reinstall "
+            f"it with its kernels, with a C compiler at hand: `pip install --force-reinstall "
+            f"--no-cache-dir fastbits` (or the path of its source)."
+        )
+    elif checkout:
+        text = (
+            f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels, in "
+            f"{_location()}, failed to load ({detail}). Rebuild them: run `{SETUP_COMMAND}` from "
+            f"the checkout root."
         )
     else:
         text = (
             f"WARNING: fastbits is running its slow pure-Python path: its compiled kernels, in "
-            f"{_location()}, failed to load ({detail}). Rebuild them: run `{SETUP_COMMAND}` from "
-            f"a checkout, or reinstall fastbits."
+            f"{_location()}, failed to load ({detail}), as when they were built for another "
+            f"numpy or Python. Reinstall fastbits: `pip install --force-reinstall --no-cache-dir "
+            f"fastbits` (or the path of its source)."
         )
     text += " Set FASTBITS_PURE_PYTHON=1 if the pure path is what you want."
     return textwrap.fill(text, width=88, break_long_words=False, break_on_hyphens=False)

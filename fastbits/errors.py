@@ -15,6 +15,7 @@ __all__ = [
     "BitWidthError",
     "BroadcastError",
     "FastbitsError",
+    "OpsetError",
     "TensorDataError",
     "TypeConstraintError",
     "UnknownDataTypeError",
@@ -66,6 +67,11 @@ class AllocationError(FastbitsError, ValueError, MemoryError):
 
     Also a ``MemoryError``, which is what numpy raises in its place.
     """
+
+
+class OpsetError(FastbitsError, ValueError):
+    """A model whose opset has no version of an operator that fastbits implements
+    (:mod:`fastbits.onnx_ops`): BitCast in an opset-25 model, say, where it does not exist yet."""
 
 
 class TensorDataError(FastbitsError, ValueError):

@@ -10,7 +10,7 @@ fastbits' kernels, and every other node with its own
 (a Cast from or to string goes to onnx's own Cast: fastbits leaves strings to
 onnx). It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only,
 whatever the model's opset, so the classes check the opset themselves: a node
-is refused, with a ``RuntimeError``, when the operator does not exist in the
+is refused, with an :class:`~fastbits.OpsetError` (a ``ValueError``), when the operator does not exist in the
 model's opset (BitCast before 26, the Bitwise operators before 18, BitShift
 before 11, Cast before 6, CastLike before 15, QuantizeLinear and
 DequantizeLinear before 10) or when the installed onnx knows
@@ -74,7 +74,7 @@ import onnx.reference  # noqa: E402
 from onnx.reference.ops.op_cast import cast_to as _onnx_cast_to  # noqa: E402
 
 from . import _ops, onnx_tensors, spec  # noqa: E402
-from .errors import ArgumentValueError, FastbitsError  # noqa: E402
+from .errors import ArgumentValueError, FastbitsError, OpsetError  # noqa: E402
 
 __all__ = ["OPS", "ReferenceEvaluator", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
            "CastLike", "DequantizeLinear", "QuantizeLinear"]
@@ -129,7 +129,7 @@ class _FastbitsOp(OpRun):
         else:
             reason = f"that opset has {op}-{active}, which fastbits does not implement"
         implemented = " and ".join(f"{op}-{v}" for v in versions)
-        raise RuntimeError(
+        raise OpsetError(
             f"{op}: the model imports opset {opset} of the default domain, but "
             f"{reason}; fastbits implements {implemented} (opsets {min(versions)} and later, "
             f"up to the next version of {op})"

@@ -452,8 +452,10 @@ def test_error_names_the_output_or_the_attribute_at_fault():
     ids=["BitCast-25", "BitwiseAnd-17", "BitwiseOr-17", "BitwiseXor-17", "BitwiseNot-17", "BitShift-10", "BitShift-1"],
 )
 def test_operator_missing_from_the_opset_is_refused(model, message):
-    with pytest.raises(RuntimeError, match=message):
+    with pytest.raises(fastbits.OpsetError, match=message) as caught:
         _fastbits(model)
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, fastbits.FastbitsError)
+    assert not isinstance(caught.value, RuntimeError)
 
 
 def test_reference_evaluator_runs_operators_missing_from_the_opset():
@@ -479,7 +481,7 @@ def test_later_operator_version_is_refused(monkeypatch):
         return real_get_schema(op, version, domain)
 
     monkeypatch.setattr(onnx.defs, "get_schema", get_schema)
-    with pytest.raises(RuntimeError, match="fastbits implements BitCast-26"):
+    with pytest.raises(fastbits.OpsetError, match="fastbits implements BitCast-26"):
         _fastbits(_bitcast_model(TP.FLOAT, TP.INT32, opset=27))
     _fastbits(_bitcast_model(TP.FLOAT, TP.INT32, opset=26))
 

@@ -206,8 +206,32 @@ def test_main_job_warns_when_the_kernels_were_never_built():
     warning = " ".join(result.stderr.split())  # unwrapped
     assert warning.startswith("WARNING: fastbits is running its slow pure-Python path")
     assert "never built (import of fastbits._ops_c halted; None in sys.modules)" in warning
-    assert f"The fastbits imported from {LOCATION} is a source checkout" in warning
+    assert f"The fastbits imported from {LOCATION} is a source checkout." in warning
     assert "run `./dev setup` from the checkout root" in warning
+    assert all(len(line) <= 88 for line in result.stderr.splitlines())
+
+
+def test_an_installs_warning_names_pip_not_the_checkout(tmp_path):
+    """fastbits copied out of the checkout, as an install holds it (no ``dev``, no setup.py
+    beside it), with no kernels: the warning says how to reinstall, not to run ./dev setup."""
+    import shutil
+
+    shutil.copytree(LOCATION, tmp_path / "fastbits",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.h", "*.pyx", "__pycache__", "_c"))
+    import ml_dtypes
+
+    # -S: no site-packages, so no installed (or editable) fastbits; numpy and ml_dtypes by path
+    import numpy
+
+    path = [str(tmp_path)] + [os.path.dirname(os.path.dirname(m.__file__)) for m in (numpy, ml_dtypes)]
+    result = subprocess.run([sys.executable, "-S", "-m", "fastbits"], capture_output=True, text=True,
+                            cwd=NEUTRAL_DIR, env={"PATH": "", "PYTHONPATH": os.pathsep.join(path)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    warning = " ".join(result.stderr.split())
+    assert warning.startswith("WARNING: fastbits is running its slow pure-Python path"), warning
+    assert f"installed in {tmp_path / 'fastbits'} is a pure install" in warning
+    assert "pip install --force-reinstall --no-cache-dir fastbits" in warning
+    assert "./dev setup" not in warning and "checkout" not in warning
     assert all(len(line) <= 88 for line in result.stderr.splitlines())
 
 
