@@ -209,6 +209,7 @@ import fastbits, generated_pages
 print(fastbits.__file__, fastbits.BACKEND)
 assert "BitWidthError" in generated_pages.bad_inputs_markdown()
 report = json.loads(generated_pages.BENCH_JSON.read_text(encoding="utf-8"))
+generated_pages.check_current(report)   # the stored run is the checkout's
 page = generated_pages.performance_markdown(report)
 from fastbits._bench.plot import operators
 assert page.count("```{image}") == len(operators(report)) > 1   # a chart per operator
@@ -229,3 +230,38 @@ def test_docs_build_needs_neither_pytest_nor_hypothesis():
     assert result.returncode == 0, result.stdout + result.stderr
     location, backend = result.stdout.split()
     assert location == str(ROOT / "fastbits" / "__init__.py") and backend == "python"
+
+
+def _generated_pages():
+    import importlib.util
+
+    path = DOCS / "_ext" / "generated_pages.py"
+    if not path.exists():
+        pytest.skip("docs/ not beside the tests")
+    module_spec = importlib.util.spec_from_file_location("generated_pages", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def test_the_docs_build_refuses_a_stale_performance_run():
+    """docs/bench.json is the checkout's run (a full one, of these kernels' sources, with every
+    case); a doctored one (other kernels, a case missing, a quick run) fails the build."""
+    import copy
+    import json
+
+    pages = _generated_pages()
+    report = json.loads(pages.BENCH_JSON.read_text(encoding="utf-8"))
+    pages.check_current(report)
+    other_kernels = copy.deepcopy(report)
+    other_kernels["meta"]["kernels_digest"] = "0" * 64
+    with pytest.raises(pages.StaleRunError, match=r"made with other kernels .*python -m fastbits bench --full"):
+        pages.check_current(other_kernels)
+    missing = copy.deepcopy(report)
+    missing["cases"] = [case for case in missing["cases"] if case["group"] != "quantize"]
+    with pytest.raises(pages.StaleRunError, match="lacks .* case.* of the full suite: dequantize int4"):
+        pages.check_current(missing)
+    quick = copy.deepcopy(report)
+    quick["meta"]["mode"] = "quick"
+    with pytest.raises(pages.StaleRunError, match="a 'quick' run"):
+        pages.check_current(quick)

@@ -206,9 +206,19 @@ def test_main_job_warns_when_the_kernels_were_never_built():
     warning = " ".join(result.stderr.split())  # unwrapped
     assert warning.startswith("WARNING: fastbits is running its slow pure-Python path")
     assert "never built (import of fastbits._ops_c halted; None in sys.modules)" in warning
-    assert f"The fastbits imported from {LOCATION} is a source checkout." in warning
-    assert "run `./dev setup` from the checkout root" in warning
+    if _in_checkout():
+        assert f"The fastbits imported from {LOCATION} is a source checkout." in warning
+        assert "run `./dev setup` from the checkout root" in warning
+    else:  # a tox env's install
+        assert f"The fastbits installed in {LOCATION} is a pure install" in warning
+        assert "pip install --force-reinstall --no-cache-dir fastbits" in warning
     assert all(len(line) <= 88 for line in result.stderr.splitlines())
+
+
+def _in_checkout() -> bool:
+    import fastbits.__main__ as main
+
+    return main._in_checkout()
 
 
 def test_an_installs_warning_names_pip_not_the_checkout(tmp_path):
@@ -242,7 +252,8 @@ def test_main_job_warns_when_the_kernels_fail_to_load():
     warning = " ".join(result.stderr.split())
     assert "failed to load (undefined symbol: made up by the test)" in warning
     assert "RuntimeWarning" in warning  # the facade's own warning at import, too
-    assert "./dev setup" in warning
+    assert ("./dev setup" in warning) == _in_checkout()
+    assert ("pip install --force-reinstall" in warning) != _in_checkout()
 
 
 def test_setup_command_is_the_readmes():

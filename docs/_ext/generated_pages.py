@@ -2,8 +2,10 @@
 
 * ``_generated/performance.md`` and ``_generated/bench-*.png``: the tables and the charts (one
   per operator, so that each reads at the page's width) of the benchmark run committed as
-  ``docs/bench.json`` (``python -m fastbits bench --full --json docs/bench.json``), with the
-  machine it ran on; ``performance.md`` includes them.
+  ``docs/bench.json`` (``python -m fastbits bench --full --json docs/bench.json``, in the
+  checkout's ``.venv``), with the machine it ran on; ``performance.md`` includes them.  The
+  build refuses a stored run that is not the checkout's (:func:`check_current`): made with
+  other kernels (the digest of their sources differs) or lacking a case of the full suite.
 * ``_generated/settings.md``: the settings' table (``fastbits._config.SETTINGS``: each
   setting's name, default and what it does); ``threads.md`` includes it.
 * ``_generated/bad_inputs.md``: the bad-input catalogue (``fastbits._bad_inputs``, which
@@ -23,8 +25,9 @@ import re
 from typing import Any
 
 from fastbits._bench import plot
+from fastbits._bench.cases import select
 from fastbits._bench.plot import operator_of, operators, save_chart
-from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time
+from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time, kernels_digest
 
 DOCS = pathlib.Path(__file__).resolve().parents[1]
 OUT = DOCS / "_generated"
@@ -95,13 +98,14 @@ def performance_markdown(report: dict[str, Any]) -> str:
         lines.append("")
 
     cases = report["cases"]
+    charted_cases = [c for c in cases if not c.get("baseline")]
     speedups = [(c["results"].get(fb, {}).get("speedup_vs_numpy"), c) for c in cases
                 if c["results"].get(fb, {}).get("status") == "ok"]
     slower = sorted((s, c["name"]) for s, c in speedups if s is not None and s < 1)
     values = sorted(s for s, _ in speedups if s is not None)
     if values:
         median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-        lines += [f"Of {len(cases)} cases, fastbits is faster than numpy in {len(values) - len(slower)}; "
+        lines += [f"Of {len(charted_cases)} cases, fastbits is faster than numpy in {len(values) - len(slower)}; "
                   f"its median speed-up is {fmt_ratio(median)}."
                   + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
                      if slower else ""), ""]
@@ -142,6 +146,19 @@ def performance_markdown(report: dict[str, Any]) -> str:
                             + [_speedup(res.get(name)) for name in shown]
                             + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
             lines += _table(header, rows)
+    models = [case for case in cases if case.get("baseline")]
+    if models:
+        lines += ["### A quantized model", "",
+                  "The int4 MatMul model of {doc}`quantize` (`python benchmarks/int4_model.py` times the same): "
+                  "building the evaluator and one run, in onnx's `ReferenceEvaluator` and in "
+                  "`fastbits.onnx_ops.ReferenceEvaluator`; the ratio is onnx's time over fastbits'.", ""]
+        rows = []
+        for case in models:
+            res = case["results"]
+            ours = res.get("onnx-ref+fb", {})
+            rows.append([case["name"], fmt_time(res.get(case["baseline"], {}).get("median_s")),
+                         fmt_time(ours.get("median_s")), fmt_ratio(ours.get("speedup_vs_baseline"))])
+        lines += _table(["case", "onnx's evaluator", "with fastbits", "ratio"], rows)
     return "\n".join(lines)
 
 
@@ -170,6 +187,35 @@ def settings_markdown() -> str:
     return "\n".join(_table(["setting", "default", "what it does"], rows, right_from=3))
 
 
+class StaleRunError(Exception):
+    """docs/bench.json is not a run of the checkout: the performance page would not be its."""
+
+
+#: The command that makes docs/bench.json (docs/performance.md says it too).
+BENCH_COMMAND = "python -m fastbits bench --full --json docs/bench.json"
+
+
+def check_current(report: dict[str, Any], package: pathlib.Path = DOCS.parent / "fastbits") -> None:
+    """Raise :class:`StaleRunError` unless ``report`` is a full run of the kernels whose sources
+    are in ``package`` and holds every case of the full suite; a package without the sources
+    (not a checkout) is not compared."""
+    meta = report["meta"]
+    why = []
+    if meta.get("mode") != "full":
+        why.append(f"it is a {meta.get('mode')!r} run, not a full one")
+    current = kernels_digest(package)
+    if current is not None and meta.get("kernels_digest") != current:
+        why.append(f"it was made with other kernels (sources digest {str(meta.get('kernels_digest'))[:12]}, "
+                   f"the checkout's {current[:12]})")
+    missing = sorted({case.name for case in select("full")} - {case["name"] for case in report["cases"]})
+    if missing:
+        why.append(f"it lacks {len(missing)} case(s) of the full suite: {', '.join(missing[:5])}"
+                   + (", ..." if len(missing) > 5 else ""))
+    if why:
+        raise StaleRunError(f"docs/bench.json is not a run of this checkout: {'; '.join(why)}. Make it again "
+                            f"on an idle machine: {BENCH_COMMAND}")
+
+
 def _write(path: pathlib.Path, text: str) -> None:
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
@@ -178,6 +224,7 @@ def _write(path: pathlib.Path, text: str) -> None:
 def generate(app: Any) -> None:
     OUT.mkdir(exist_ok=True)
     report = json.loads(BENCH_JSON.read_text(encoding="utf-8"))
+    check_current(report)
     _write(OUT / "performance.md", performance_markdown(report))
     # A chart is drawn again when the run or the code that draws it is newer.
     drawn_from = max(BENCH_JSON.stat().st_mtime, pathlib.Path(plot.__file__).stat().st_mtime)

@@ -41,6 +41,28 @@ def _load_average() -> list[float] | None:
         return None
 
 
+#: The files whose content makes the compiled kernels: a run records their digest, and the docs'
+#: page of a stored run is refused when the checkout's differ (docs/_ext/generated_pages.py).
+KERNEL_SOURCES = ("*.pyx", "*.pxd", "_c/*.c", "_c/*.h")
+
+
+def kernels_digest(package: str | os.PathLike[str] | None = None) -> str | None:
+    """SHA-256 of the kernels' sources in ``package`` (fastbits' directory; the imported one by
+    default), each file's path and bytes in path order; None where they are absent (an
+    install holds the built modules, not their sources)."""
+    import hashlib
+    import pathlib
+
+    root = pathlib.Path(package if package is not None else os.path.dirname(fastbits.__file__))
+    files = sorted({path for pattern in KERNEL_SOURCES for path in root.glob(pattern)})
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
     """The machine, the versions, the threads, the environment and the method of this run."""
     try:
@@ -54,6 +76,7 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
         "versions": {name: _version(name) for name in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "matplotlib")}
         | {"fastbits": fastbits.__version__},
         "fastbits_backend": fastbits.BACKEND,
+        "kernels_digest": kernels_digest(),
         "config": fastbits.get_config(),
         "threads": {"fastbits": threads, "numpy": 1, "ort-1t": 1,
                     "ort": "onnxruntime default (intra_op_num_threads=0: one per physical core)",
