@@ -10,10 +10,10 @@
 # scripts/python-freethreaded.sh), fastbits compiled with -fsanitize=thread (the pool forced on)
 # in a throwaway venv. It runs tests/test_free_threading.py (8 threads on every operator and
 # layout while another churns the settings) and test_threads.py as they are, then the suite's
-# operator, Cast, packing and layout tests under pytest-run-parallel (4 threads each). The
-# interpreter and numpy are not instrumented: their own synchronization is invisible to TSan,
-# so scripts/tsan_reports.py suppresses the reports whose racing accesses are theirs, and only
-# those. Fails on any other report: one whose racing access is in fastbits' code.
+# operator, Cast, QuantizeLinear, packing and layout tests under pytest-run-parallel (4 threads
+# each). The interpreter and numpy are not instrumented: their own synchronization is invisible
+# to TSan, so scripts/tsan_reports.py suppresses the reports whose racing accesses are theirs,
+# and only those. Fails on any other report: one whose racing access is in fastbits' code.
 #
 #   scripts/tsan.sh                    # CC=clang scripts/tsan.sh for clang's TSan
 #   scripts/tsan.sh --free-threaded
