@@ -643,8 +643,10 @@ def test_bench_quantize_rows():
         if "ort-1t" not in available:
             continue
         for name in ("ort-1t", "ort"):
-            if case.to == "FLOAT8E4M3FN":
-                assert results[name]["status"] == "ok", (name, results[name])
+            if case.to == "FLOAT8E4M3FN":  # an onnxruntime that returns no float 8 to Python: n/a, said so
+                assert results[name]["status"] == "ok" or (
+                    results[name]["status"] == "n/a"
+                    and "returns no float8e4m3fn output to Python" in results[name]["reason"]), (name, results[name])
             else:   # int4 in (DequantizeLinear) or out (QuantizeLinear)
                 assert results[name]["status"] == "n/a" and "int4" in results[name]["reason"], results[name]
                 assert ("input" if case.op == "dequantize" else "output") in results[name]["reason"]
