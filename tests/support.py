@@ -146,7 +146,7 @@ def random_tensor(code, shape=(5, 7), seed=0, canonical=True):
     bits = spec.bit_width(code)
     if canonical and bits < 8:
         raw = x.view(np.uint8)
-        raw &= (1 << bits) - 1
+        raw &= np.uint8((1 << bits) - 1)  # a uint8 mask: numpy 1.24 widens a 0-d array & a Python int
     return x
 
 
