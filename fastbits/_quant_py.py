@@ -79,11 +79,12 @@ def _quantum(code: DataType) -> int:
 
 
 def dequantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Quantization) -> np.ndarray:
-    """DequantizeLinear of a checked call (:func:`fastbits.spec.check_dequantize`)."""
-    s = spread(_values(scale), x.shape, q)
-    xv = _values(x)
-    zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
+    """DequantizeLinear of a checked call (:func:`fastbits.spec.check_dequantize`); NaN and the
+    infinities are values here, as in Cast: numpy's warnings of them are off."""
     with np.errstate(all="ignore"):
+        s = spread(_values(scale), x.shape, q)
+        xv = _values(x)
+        zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
         naive = (xv - zv) * s  # right where an operand is not finite, and for every zero's sign
         shift = _quantum(q.x)
         d = np.ldexp(np.where(np.isfinite(xv), xv, 0.0), -shift).astype(np.int64)
@@ -145,8 +146,7 @@ def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis
     array([3074.], dtype=float32)
     """
     x, scale, zero, q = spec.check_dequantize(x, x_scale, x_zero_point, axis, block_size, output_dtype)
-    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
-        return dequantize(x, scale, zero, q)
+    return dequantize(x, scale, zero, q)
 
 
 # --------------------------------------------------------------------------
@@ -198,24 +198,26 @@ def _odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def quantize(x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None, q: Quantization) -> np.ndarray:
-    """QuantizeLinear of a checked call (:func:`fastbits.spec.check_quantize`)."""
-    xp = _in_precision(_values(x), q.precision)
-    sp = spread(_in_precision(_values(scale), q.precision), x.shape, q)
-    if q.precision == DataType.INT32:
-        quotient = _integer_quotient(np.broadcast_to(xp, x.shape), np.broadcast_to(sp, x.shape))
-    else:
-        with np.errstate(all="ignore"):  # float64's quotient, rounded once more: exact (53 >= 2 * 24 + 2)
+    """QuantizeLinear of a checked call (:func:`fastbits.spec.check_quantize`); NaN and the
+    infinities are values here, as in Cast: numpy's warnings of them are off."""
+    with np.errstate(all="ignore"):
+        xp = _in_precision(_values(x), q.precision)
+        sp = spread(_in_precision(_values(scale), q.precision), x.shape, q)
+        if q.precision == DataType.INT32:
+            quotient = _integer_quotient(np.broadcast_to(xp, x.shape), np.broadcast_to(sp, x.shape))
+        else:  # float64's quotient, rounded once more: exact (53 >= 2 * 24 + 2)
             quotient = _in_precision(xp / sp, q.precision)
-    quotient = _positive_nan(quotient)
-    zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
-    if q.y in spec.QUANTIZED_RANGES:
-        low, high = spec.QUANTIZED_RANGES[q.y]
-        whole = np.where(np.isnan(quotient), 0.0, np.rint(quotient))  # NaN counts as 0
-        y = _cast(np.clip(whole + zv, low, high), q.y)  # in range: Cast only stores it
-    else:
-        value = quotient if zero is None else _odd_sum(np.broadcast_to(quotient, x.shape), np.broadcast_to(zv, x.shape))
-        y = _cast(value, q.y, q.saturate)
-    return _fresh(y, x.shape)
+        quotient = _positive_nan(quotient)
+        zv = 0.0 if zero is None else spread(_values(zero), x.shape, q)
+        if q.y in spec.QUANTIZED_RANGES:
+            low, high = spec.QUANTIZED_RANGES[q.y]
+            whole = np.where(np.isnan(quotient), 0.0, np.rint(quotient))  # NaN counts as 0
+            y = _cast(np.clip(whole + zv, low, high), q.y)  # in range: Cast only stores it
+        else:
+            value = quotient if zero is None else _odd_sum(np.broadcast_to(quotient, x.shape),
+                                                           np.broadcast_to(zv, x.shape))
+            y = _cast(value, q.y, q.saturate)
+        return _fresh(y, x.shape)
 
 
 @spec.public_function
@@ -267,5 +269,4 @@ def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: 
     """
     x, scale, zero, q = spec.check_quantize(x, y_scale, y_zero_point, axis, block_size, output_dtype, saturate,
                                             precision)
-    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
-        return quantize(x, scale, zero, q)
+    return quantize(x, scale, zero, q)
