@@ -466,6 +466,22 @@ def threads_available(runtime):
     return runtime.runtime_info()["threads_available"]
 
 
+def module_from_file(path, name):
+    """The Python file ``path`` of the checkout (a script, the docs' extension) imported as
+    module ``name``; the test skips where that file is not beside the tests."""
+    import importlib.util
+    import pathlib
+
+    import pytest
+
+    if not pathlib.Path(path).exists():
+        pytest.skip(f"{path} not beside the tests")
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
 def run_python(code, **env):
     """Run ``code`` in a fresh interpreter from a temp dir (not the repo root, whose source
     tree would shadow the installed package), with the OpenMP and thread variables only as given."""

@@ -17,7 +17,7 @@ import pytest
 
 import fastbits
 from fastbits import _cpus
-from support import import_required, run_into_closed_pipe
+from support import import_required, module_from_file, run_into_closed_pipe
 
 IMPLS = {"fastbits-c", "fastbits-py", "numpy", "ort-1t", "ort", "onnx-ref", "onnx-ref+fb"}
 GROUPS = {"contiguous", "broadcast", "strided", "out", "or", "xor", "not", "bitshift", "bitcast", "cast",
@@ -750,19 +750,12 @@ def test_the_model_rows_are_tabled_apart():
 
 def test_int4_model_script_uses_the_bench_builder():
     """benchmarks/int4_model.py builds its model with the bench's builder, not a copy of its own."""
-    import importlib.util
-
     import numpy as np
 
     pytest.importorskip("onnx")
     from fastbits._bench.models import int4_matmul_model, int4_weight
 
-    path = os.path.join(ROOT, "benchmarks", "int4_model.py")
-    if not os.path.exists(path):
-        pytest.skip("benchmarks/ not beside the tests")
-    spec = importlib.util.spec_from_file_location("int4_model", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = module_from_file(os.path.join(ROOT, "benchmarks", "int4_model.py"), "int4_model")
     assert "make_graph" not in _read("benchmarks", "int4_model.py")
     theirs = script.model(64, np.random.default_rng(5))
     ours = int4_matmul_model(*int4_weight(64, np.random.default_rng(5)))

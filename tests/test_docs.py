@@ -19,6 +19,8 @@ import sys
 
 import pytest
 
+from support import module_from_file
+
 # doctest patches linecache process-wide: two threads running examples at once recurse in it.
 pytestmark = pytest.mark.thread_unsafe
 
@@ -240,25 +242,13 @@ def test_docs_build_needs_neither_pytest_nor_hypothesis():
     assert location == str(ROOT / "fastbits" / "__init__.py") and backend == "python"
 
 
-def _generated_pages():
-    import importlib.util
-
-    path = DOCS / "_ext" / "generated_pages.py"
-    if not path.exists():
-        pytest.skip("docs/ not beside the tests")
-    module_spec = importlib.util.spec_from_file_location("generated_pages", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
-
-
 def test_the_docs_build_refuses_a_stale_performance_run():
     """docs/bench.json is the checkout's run (a full one, of these kernels' sources, with every
     case); a doctored one (other kernels, a case missing, a quick run) fails the build."""
     import copy
     import json
 
-    pages = _generated_pages()
+    pages = module_from_file(DOCS / "_ext" / "generated_pages.py", "generated_pages")
     report = json.loads(pages.BENCH_JSON.read_text(encoding="utf-8"))
     pages.check_current(report)
     other_kernels = copy.deepcopy(report)

@@ -7,23 +7,19 @@ numpy and BitShift with its own reference; long runs are ``python fuzz/fuzz_ops.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 
 import numpy as np
 import pytest
+
+from support import module_from_file
 
 HARNESS = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_ops.py"
 
 
 @pytest.fixture(scope="module")
 def harness():
-    if not HARNESS.exists():
-        pytest.skip("fuzz/fuzz_ops.py not beside the tests")
-    module_spec = importlib.util.spec_from_file_location("fuzz_ops", HARNESS)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+    return module_from_file(HARNESS, "fuzz_ops")
 
 
 def test_fuzz_inputs_give_results_or_clear_errors(harness):
