@@ -2,8 +2,9 @@
 
 ``scripts/tsan.sh --free-threaded`` runs fastbits, built with -fsanitize=thread, in a CPython
 and with a numpy that are not instrumented: TSan sees their memory only where they call an
-intercepted function (malloc, memcpy, ...), and never sees their own synchronization (atomics,
-PyMutex, the dict's per-object locks).  So it reports races between, say, two threads resizing
+intercepted function (malloc; not memcpy or memset, which the script's
+``ignore_noninstrumented_modules`` leaves unseen), and never sees their own synchronization
+(atomics, PyMutex, the dict's per-object locks).  So it reports races between, say, two threads resizing
 one dict under its lock.  Those are the suppressed ones: a report is fastbits' when, in either
 of its two accesses' stacks, the first frame outside the sanitizer's own runtime is fastbits'
 code (its C, or the C Cython generated for it); then the racing access is one fastbits made.
