@@ -450,31 +450,72 @@ def test_import_fastbits_does_not_import_the_bench():
     assert out == "False False"
 
 
-def _fake_report(ncases, percent=None):
+def _fake_report(ncases, percent=None, unsteady=False):
     """A report of ``ncases`` cases as the suite writes it, for the table's tests."""
-    ok = {"status": "ok", "median_s": 1e-6, "speedup_vs_numpy": 1.5, "percent_of_ceiling": percent,
-          "ceiling": "cache, 2 threads"}
+    ok = {"status": "ok", "median_s": 1e-6, "speedup_vs_numpy": 1.5, "speedup_spread": [1.44, 1.56],
+          "unsteady": unsteady, "percent_of_ceiling": percent, "ceiling": "cache, 2 threads"}
     cases = [{"group": "contiguous", "name": f"and int32 n={i}", "op": "and", "bytes": 1 << 20,
               "results": {"numpy": {"status": "ok", "median_s": 1.5e-6, "speedup_vs_numpy": 1.0},
-                          "fastbits-c": dict(ok), "ort": dict(ok, speedup_vs_numpy=0.2)}}
+                          "fastbits-c": dict(ok), "ort": dict(ok, speedup_vs_numpy=0.2, speedup_spread=[0.19, 0.23]),
+                          "onnx-ref": {"status": "n/a", "reason": "no model"}}}
              for i in range(ncases)]
-    impls = [{"name": n, "available": True} for n in ("fastbits-c", "numpy", "ort")]
+    impls = [{"name": n, "available": True} for n in ("fastbits-c", "numpy", "ort", "onnx-ref")]
     return {"fastbits": "fastbits-c", "implementations": impls, "cases": cases,
             "ceiling": {"ceiling_min_bytes": 256 << 10}}
 
 
 def test_the_table_is_one_line_a_case():
-    """Without --verbose: a header line, a row a case (case, numpy, fastbits x, ort x, % ceil)
-    and a legend; a row over 110 % of its ceiling is named, its ceiling said to be no upper bound."""
+    """Without --verbose: a header line, a row a case (case, numpy, then fastbits, onnxruntime and
+    onnx's evaluator over numpy, each ratio with its spread, and % ceil) and a legend."""
     from fastbits._bench.report import table_lines
 
     lines = table_lines(_fake_report(35, percent=96.0))
-    assert len(lines) == 35 + 2
-    assert lines[0].split() == ["case", "numpy", "fastbits-c", "x", "ort", "x", "fastbits-c", "%", "ceil"]
-    assert lines[1].split() == ["[contiguous]", "and", "int32", "n=0", "1.5", "µs", "1.5x", "0.2x", "96%"]
-    over = table_lines(_fake_report(3, percent=135.0))
-    assert over[-1].startswith("these cases ran faster than their measured ceiling (over 110 % of it), so for "
-                               "them it is no upper bound: and int32 n=0 (135% of the cache, 2 threads ceiling)")
+    assert len(lines) == 35 + 3
+    assert lines[0].split() == ["case", "numpy", "fastbits-c", "x", "ort", "x", "onnx-ref", "x", "fastbits-c", "%",
+                                "ceil"]
+    assert lines[1].split() == ["[contiguous]", "and", "int32", "n=0", "1.5", "µs", "1.5x", "±4%", "0.2x", "±10%",
+                                "n/a", "96%"]
+    assert lines[-2].startswith("x: numpy's time over the implementation's") and "±: half the interquartile" in lines[-2]
+    assert lines[-1].startswith("% ceil: ")
+
+
+def test_the_table_marks_what_it_is_not_sure_of():
+    """An unsteady ratio is marked ~ and a percentage over 100 % of its ceiling *, each mark
+    explained below the table once; a report with its metadata ends with the load line."""
+    from fastbits._bench.report import load_during, table_lines
+
+    lines = table_lines(_fake_report(3, percent=135.0, unsteady=True))
+    row = lines[1].split()
+    assert row[6:9] == ["1.5x", "±4%", "~"] and row[-2:] == ["135%", "*"]
+    legend = [line[:2] for line in lines[4:]]
+    assert legend.count("~:") == 1 and legend.count("*:") == 1
+    assert "holds 1x or is wider than 10% of the ratio" in next(x for x in lines if x.startswith("~:"))
+    assert "no upper bound" in next(x for x in lines if x.startswith("*:"))
+
+    report = _fake_report(1)
+    start = {"busy_s": 100.0, "steal_s": 1.0, "own_s": 10.0, "wall_s": 0.0}
+    end = {"busy_s": 116.0, "steal_s": 1.5, "own_s": 20.0, "wall_s": 10.0}
+    report["meta"] = {"machine": {"cores": 2, "usable_cores": 2}, "load_average": [0.25, 0.5, 0.5],
+                      "load_during": load_during(start, end, 2)}
+    assert report["meta"]["load_during"] == {"other_cores": 0.6, "stolen_cores": 0.05, "seconds": 10.0, "busy": True}
+    assert table_lines(report)[-1] == ("machine load while timing: other processes kept 0.60 of 2 cores busy and "
+                                       "the hypervisor took 0.05 (busy: other work ran beside the cases, so read "
+                                       "the spreads and the ~ marks); load average before: 0.25")
+
+
+def test_a_ratio_is_taken_round_by_round_with_its_spread():
+    """paired_ratio: the median of the rounds' ratios, their interquartile range, and unsteady
+    when that range holds 1x or is wider than UNSTEADY_SPREAD of the ratio."""
+    from fastbits._bench.timing import UNSTEADY_SPREAD, paired_ratio
+
+    steady = paired_ratio([2.0, 2.1, 1.9, 2.0, 2.05], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert steady == {"ratio": 2.0, "spread": [2.0, 2.05], "unsteady": False}
+    # a slow round of both is one round: the ratio does not move with the machine's drift
+    assert paired_ratio([2.0, 20.0, 2.0], [1.0, 10.0, 1.0])["ratio"] == 2.0
+    assert paired_ratio([0.9, 1.1, 1.0, 1.05, 0.95], [1.0] * 5)["unsteady"]        # holds 1x
+    wide = 2.0 * (1 + 2 * UNSTEADY_SPREAD)
+    assert paired_ratio([1.6, 2.0, wide, 1.6, wide], [1.0] * 5)["unsteady"]        # too wide
+    assert paired_ratio([], []) is None and paired_ratio([1.0], [0.0]) is None
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -760,3 +801,26 @@ def test_int4_model_script_uses_the_bench_builder():
     theirs = script.model(64, np.random.default_rng(5))
     ours = int4_matmul_model(*int4_weight(64, np.random.default_rng(5)))
     assert theirs.SerializeToString() == ours.SerializeToString()
+
+
+def test_chart_hatches_an_unsteady_ratio_and_whiskers_its_spread():
+    """In the left panel an unsteady ratio's bar is hatched and the others are not, and each
+    bar has a whisker spanning its spread over the rounds."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from fastbits._bench import plot
+
+    report = _fake_report(3, percent=50.0)
+    report["cases"][1]["results"]["fastbits-c"]["unsteady"] = True
+    report["meta"] = {"versions": {"fastbits": "0"}, "fastbits_backend": "cython", "mode": "quick",
+                      "machine": {"cpu": "a CPU", "cores": 2}, "threads": {"fastbits": 2}}
+    fig = plot.chart_figure(report)
+    try:
+        left = fig.axes[0]
+        assert [bool(p.get_hatch()) for p in left.patches] == [False, True, False]
+        whiskers = [seg for coll in left.collections for seg in coll.get_segments()]
+        assert sorted((round(seg[0][0], 2), round(seg[1][0], 2)) for seg in whiskers) == [(1.44, 1.56)] * 3
+        assert "hatched: unsteady" in left.get_xlabel()
+    finally:
+        plt.close(fig)

@@ -27,7 +27,9 @@ from typing import Any
 from fastbits._bench import plot
 from fastbits._bench.cases import select
 from fastbits._bench.plot import operator_of, operators, save_chart
-from fastbits._bench.report import fmt_percent, fmt_ratio, fmt_time, kernels_digest
+from fastbits._bench.report import (OVER_CEILING, fmt_percent, fmt_ratio, fmt_speedup, fmt_time, kernels_digest,
+                                   load_line)
+from fastbits._bench.timing import UNSTEADY_SPREAD
 
 DOCS = pathlib.Path(__file__).resolve().parents[1]
 OUT = DOCS / "_generated"
@@ -54,12 +56,13 @@ def chart_file(operator: str) -> str:
     return "bench-" + re.sub(r"[^a-z0-9]+", "-", operator.lower()).strip("-") + ".png"
 
 
-def _speedup(result: dict[str, Any] | None) -> str:
-    if not result:
-        return "-"
-    if result.get("status") != "ok":
-        return result.get("status", "-")
-    return fmt_ratio(result.get("speedup_vs_numpy"))
+def _speedup(result: dict[str, Any] | None, key: str = "speedup_vs_numpy") -> str:
+    return fmt_speedup(result, key) if result else "-"
+
+
+def _percent(result: dict[str, Any] | None) -> str:
+    percent = (result or {}).get("percent_of_ceiling")
+    return fmt_percent(percent) + (" \\*" if percent is not None and percent > OVER_CEILING else "")
 
 
 def _gbps(ceiling: dict[str, Any]) -> str:
@@ -85,6 +88,8 @@ def performance_markdown(report: dict[str, Any]) -> str:
         f"({meta['fastbits_backend']} path) on {meta['threads']['fastbits']} threads.",
         "",
     ]
+    if meta.get("load_during"):
+        lines += [load_line(meta)[0].upper() + load_line(meta)[1:] + ".", ""]
     if meta["mode"] != "full":
         lines += [f"This is a `{meta['mode']}` run: its arrays are smaller than the full suite's.", ""]
     ceiling = report.get("ceiling")
@@ -110,10 +115,18 @@ def performance_markdown(report: dict[str, Any]) -> str:
                   + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
                      if slower else ""), ""]
     lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
-              "numpy (numpy's time over its own: above 1x it is faster); \"wrong\" marks a result "
+              "numpy (numpy's time over its own: above 1x it is faster), the median of the "
+              "interleaved rounds' ratios, with its spread: ±, half their interquartile range, as a "
+              f"percentage of it. A ratio whose spread holds 1x or is wider than {UNSTEADY_SPREAD:.0%} of "
+              "it is unsteady, marked ~ (hatched in the charts): the rounds did not settle it. "
+              "\"wrong\" marks a result "
               "that differs from numpy's (it is not timed), \"n/a\" a case the implementation has "
               "no form of. The last column is fastbits' percentage of the case's ceiling, for the "
-              "cases large enough to have one. The implementations:", ""]
+              f"cases large enough to have one; \\* marks one over {OVER_CEILING} %: that case ran "
+              "faster than the loop timed as its ceiling, which moves its bytes as the kernels' plain "
+              "streaming loop does (a result that stays in cache, or a broadcast operand read less "
+              "often than it is counted, can beat it), so for it the ceiling is no upper bound. "
+              "The implementations:", ""]
     for impl in report["implementations"]:
         if impl["name"] in shown or impl["name"] == "numpy":
             description = impl["description"].removeprefix(f"{impl['name']}: ")
@@ -144,7 +157,7 @@ def performance_markdown(report: dict[str, Any]) -> str:
                 res = case["results"]
                 rows.append([case["name"], fmt_time(res.get("numpy", {}).get("median_s"))]
                             + [_speedup(res.get(name)) for name in shown]
-                            + [fmt_percent(res.get(fb, {}).get("percent_of_ceiling"))])
+                            + [_percent(res.get(fb))])
             lines += _table(header, rows)
     models = [case for case in cases if case.get("baseline")]
     if models:
@@ -157,7 +170,7 @@ def performance_markdown(report: dict[str, Any]) -> str:
             res = case["results"]
             ours = res.get("onnx-ref+fb", {})
             rows.append([case["name"], fmt_time(res.get(case["baseline"], {}).get("median_s")),
-                         fmt_time(ours.get("median_s")), fmt_ratio(ours.get("speedup_vs_baseline"))])
+                         fmt_time(ours.get("median_s")), _speedup(ours, "speedup_vs_baseline")])
         lines += _table(["case", "onnx's evaluator", "with fastbits", "ratio"], rows)
     return "\n".join(lines)
 

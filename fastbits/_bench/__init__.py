@@ -39,8 +39,15 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   where the case moves more than the last-level cache
   (:data:`~.timing.OUT_OF_CACHE_BYTES`), and is the cache ceiling below. A
   smaller case has no ceiling, its call's fixed costs bounding it. A row
-  over 110 % of its ceiling is named below the table: it ran faster than the
-  loop timed as its limit, so for that case the ceiling is no upper bound.
+  over 100 % of its ceiling is marked, and a note below the table says why:
+  it ran faster than the loop timed as its limit, so for that case the
+  ceiling is no upper bound;
+* every ratio over numpy is the median of the rounds' ratios (each round
+  times both alike), with its spread, half their interquartile range; a
+  ratio whose spread holds 1x or is wider than 10 % of it is marked unsteady
+  (``~``) in the table and hatched in the chart; a last line says how busy
+  the machine was while the cases ran: the cores other processes kept busy,
+  and what a hypervisor took.
 
 The default output is one table, a row a case; ``--verbose`` adds every
 implementation's figures (median, spread, GB/s) case by case.
@@ -70,7 +77,7 @@ import fastbits
 from .cases import Case, select
 from .impls import fastbits_name, implementations
 from .plot import save_chart
-from .report import dumps, header_lines, metadata_dict, table_lines
+from .report import cpu_times, dumps, header_lines, load_during, metadata_dict, table_lines
 from .run import run_case
 from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling
 
@@ -179,6 +186,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
 
     rng = np.random.default_rng(2026)
     results = []
+    before = cpu_times()
     for k, case in enumerate(chosen, start=2):
         progress.show(k, case.name)
         results.append(run_case(case, impls, mode, rng, ceiling["threads"]))
@@ -186,6 +194,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
         gc.collect()
     progress.done()
+    meta["load_during"] = load_during(before, cpu_times(), meta["machine"]["usable_cores"] or 1)
     report = {
         "meta": meta,
         "ceiling": ceiling,

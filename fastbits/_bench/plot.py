@@ -1,7 +1,8 @@
 """The chart, as a PNG (matplotlib, imported only here).
 
 Left, the point of the suite: fastbits' speed-up over numpy per case, on a linear axis with a
-line at 1x, green where fastbits is faster, red where it is slower.  Right, every other
+line at 1x, green where fastbits is faster, red where it is slower, a whisker for its spread over
+the rounds, and hatched where it is unsteady.  Right, every other
 implementation's speed-up over numpy as a dot per case, on a log axis (they span five orders
 of magnitude), so that they never squash fastbits' bars; each has a colour and a marker of its
 own, none of them green or red.  The cases are grouped by operator; the docs draw one figure
@@ -132,8 +133,21 @@ def chart_figure(report: dict[str, Any], operator: str | None = None) -> Any:
 
     # Left: fastbits' bars; a bar past the axis' end stops there with an arrowhead and its value.
     speedups = [_speedup(c, fb) for c in rows]
-    left.barh(ys, [min(s or 0, top) for s in speedups], height=0.75,
-              color=[FASTER if s and s >= 1 else SLOWER for s in speedups])
+    bars = left.barh(ys, [min(s or 0, top) for s in speedups], height=0.75,
+                     color=[FASTER if s and s >= 1 else SLOWER for s in speedups])
+    # An unsteady ratio's bar is hatched and pale; every bar's spread over the rounds is a
+    # whisker (the interquartile range of the rounds' ratios), drawn where it fits the axis.
+    unsteady = False
+    for bar, s, case in zip(bars, speedups, rows):
+        result = case["results"].get(fb, {})
+        if s and result.get("unsteady"):
+            unsteady = True
+            bar.set_hatch("//")
+            bar.set_alpha(0.45)
+        spread = result.get("speedup_spread")
+        if s and spread and spread[1] <= top:
+            left.errorbar(s, bar.get_y() + bar.get_height() / 2, xerr=[[max(0.0, s - spread[0])],
+                          [max(0.0, spread[1] - s)]], color="black", linewidth=1, capsize=3)
     cut = [(yy, s) for yy, s in zip(ys, speedups) if s and s > top]
     if cut:
         left.plot([top] * len(cut), [yy for yy, _ in cut], linestyle="none", marker=">",
@@ -145,7 +159,8 @@ def chart_figure(report: dict[str, Any], operator: str | None = None) -> Any:
             left.text(top * 0.97, yy, f"{s:.1f}x" if s < 10 else f"{s:.0f}x", va="center", ha="right",
                       fontsize=SMALL, color="white", fontweight="bold")
         else:
-            left.text(s + top * 0.01, yy, f"{s:.2f}x", va="center", fontsize=SMALL,
+            spread = case["results"].get(fb, {}).get("speedup_spread") or [s, s]
+            left.text(max(s, min(spread[1], top)) + top * 0.015, yy, f"{s:.2f}x", va="center", fontsize=SMALL,
                       bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.8})
     left.axvline(1.0, color="black", linewidth=1.2)
     left.set_xlim(0, top * 1.08)
@@ -157,7 +172,7 @@ def chart_figure(report: dict[str, Any], operator: str | None = None) -> Any:
     left.set_ylim(y - 0.5, -0.5)
     threads = report.get("meta", {}).get("threads", {}).get("fastbits")
     left.set_title(f"fastbits{f', {threads} threads' if threads else ''}", fontsize=FONT, fontweight="bold")
-    note = f"; ▶ cut at {top:.1f}x" if cut else ""
+    note = (f"; ▶ cut at {top:.1f}x" if cut else "") + ("; hatched: unsteady" if unsteady else "")
     left.set_xlabel(f"numpy's time / fastbits' time\n({FASTER[4:]}: faster, {SLOWER[4:]}: slower{note})",
                     fontsize=SMALL)
     left.tick_params(axis="x", labelsize=SMALL)

@@ -13,7 +13,7 @@ from typing import Any
 
 import fastbits
 
-from .timing import WARM_CALL_BELOW, Mode
+from .timing import UNSTEADY_SPREAD, WARM_CALL_BELOW, Mode
 
 
 def _version(dist: str) -> str | None:
@@ -39,6 +39,53 @@ def _load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except (AttributeError, OSError):
         return None
+
+
+def cpu_times() -> dict[str, float] | None:
+    """The machine's busy and stolen CPU seconds so far (Linux's /proc/stat: every CPU's time
+    neither idle nor waiting, and the time a hypervisor gave other machines), this process's
+    own CPU seconds and the wall clock; None where /proc/stat is absent."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    user, nice, system, idle, iowait, irq, softirq, steal = fields + [0] * (8 - len(fields))
+    tick = os.sysconf("SC_CLK_TCK")
+    own = os.times()
+    return {"busy_s": (user + nice + system + irq + softirq) / tick, "steal_s": steal / tick,
+            "own_s": own.user + own.system, "wall_s": time.monotonic()}
+
+
+#: Other work that took this share of the machine's cores while the cases ran makes the run
+#: "busy" in the load line: as much as the spread a ratio may have before it is unsteady.
+BUSY_SHARE = 0.10
+
+
+def load_during(start: dict[str, float] | None, end: dict[str, float] | None, cores: int) -> dict[str, Any] | None:
+    """How many cores other processes kept busy, and a hypervisor took, on average between two
+    :func:`cpu_times`; None without both."""
+    if not start or not end or end["wall_s"] <= start["wall_s"]:
+        return None
+    wall = end["wall_s"] - start["wall_s"]
+    others = max(0.0, (end["busy_s"] - start["busy_s"]) - (end["own_s"] - start["own_s"])) / wall
+    stolen = max(0.0, end["steal_s"] - start["steal_s"]) / wall
+    return {"other_cores": round(others, 3), "stolen_cores": round(stolen, 3), "seconds": round(wall, 1),
+            "busy": others + stolen >= BUSY_SHARE * cores}
+
+
+def load_line(meta: dict[str, Any]) -> str:
+    """One line: how loaded the machine was while the cases ran, and before."""
+    cores = meta["machine"]["usable_cores"] or meta["machine"]["cores"]
+    average = meta.get("load_average")
+    before = f"load average before: {average[0]:g}" if average else "load average before: unknown"
+    during = meta.get("load_during")
+    if not during:
+        return f"machine load: {before} (other work during the run is not measured on this system)"
+    verdict = ("busy: other work ran beside the cases, so read the spreads and the ~ marks"
+               if during["busy"] else "quiet")
+    return (f"machine load while timing: other processes kept {during['other_cores']:.2f} of {cores} cores "
+            f"busy and the hypervisor took {during['stolen_cores']:.2f} ({verdict}); {before}")
 
 
 #: The files whose content makes the compiled kernels: a run records their digest, and the docs'
@@ -109,6 +156,18 @@ def fmt_ratio(x: float | None) -> str:
     return "-" if x is None else (f"{x:.3g}x" if x < 100 else f"{x:.0f}x")
 
 
+def fmt_speedup(r: dict[str, Any], key: str = "speedup_vs_numpy") -> str:
+    """A result's ratio with its spread over the rounds, as a percentage of it: ``1.06x ±3%``,
+    with ``~`` after it when the ratio is unsteady (:data:`~.timing.UNSTEADY_SPREAD`)."""
+    if r.get("status") != "ok":
+        return r.get("status", "-")
+    x, spread = r.get(key), r.get("speedup_spread")
+    text = fmt_ratio(x)
+    if x and spread:
+        text += f" ±{(spread[1] - spread[0]) / 2 / x * 100:.0f}%"
+    return text + (" ~" if r.get("unsteady") else "")
+
+
 def header_lines(meta: dict[str, Any], ceiling: dict[str, Any] | None, verbose: bool = False) -> list[str]:
     """The machine, the versions, the threads, the mode and the ceilings (with how they are
     measured and applied, under ``verbose``)."""
@@ -168,9 +227,9 @@ def fmt_percent(x: float | None) -> str:
     return f"{x:.2g}%" if x < 1 else f"{x:.1f}%" if x < 10 else f"{x:.0f}%"
 
 
-#: A row above this percentage of its ceiling ran faster than the loop timed as its limit: for
-#: that case the ceiling is no upper bound, and the table names it.
-OVER_CEILING = 110
+#: A row above this percentage of its ceiling ran faster than the loop timed as its limit: its
+#: percentage is marked, and a note below the table says why such a figure can be.
+OVER_CEILING = 100
 
 
 def table_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
@@ -251,19 +310,20 @@ def baseline_lines(report: dict[str, Any]) -> list[str]:
 def _cell(r: dict[str, Any], key: str) -> str:
     if r.get("status") != "ok":
         return r.get("status", "-")
-    return fmt_time(r.get(key)) if key == "median_s" else fmt_ratio(r.get(key))
+    return fmt_time(r.get(key)) if key == "median_s" else fmt_speedup(r, key)
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    """One table, a row a case: numpy's median time, fastbits' and onnxruntime's speed-ups over
-    numpy, and fastbits' percentage of the case's ceiling where one applies; then the rows
-    whose results were wrong, and any row over its ceiling; then the rows numpy has no column
-    in (:func:`baseline_lines`)."""
+    """One table, a row a case: numpy's median time, the speed-ups over numpy of fastbits,
+    onnxruntime and onnx's reference evaluator (where the run has them), each with its spread
+    and its unsteady mark, and fastbits' percentage of the case's ceiling where one applies;
+    then what the marks mean, the rows whose results were wrong, and the rows numpy has no
+    column in (:func:`baseline_lines`)."""
     fb = report["fastbits"]
     names = {i["name"] for i in report["implementations"] if i["available"]}
-    others = [n for n in ("ort",) if n in names]
+    others = [n for n in ("ort", "onnx-ref") if n in names]
     cols = ["case", "numpy", f"{fb} x"] + [f"{n} x" for n in others] + [f"{fb} % ceil"]
-    rows, over, notes = [], [], []
+    rows, notes, marks = [], [], set()
     for case in report["cases"]:
         if case.get("baseline"):
             continue
@@ -271,25 +331,36 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         row = [f"[{case['group']}] {case['name']}", fmt_time(res.get("numpy", {}).get("median_s"))]
         for name in [fb, *others]:
             r = res.get(name, {})
-            row.append(fmt_ratio(r.get("speedup_vs_numpy")) if r.get("status") == "ok" else r.get("status", "-"))
+            row.append(fmt_speedup(r) if r else "-")
+            if r.get("unsteady"):
+                marks.add("~")
             if r.get("status") in ("wrong", "error"):
                 notes.append(f"{name} {r['status']} in {case['name']}: {r.get('reason')}")
         percent = res.get(fb, {}).get("percent_of_ceiling")
-        row.append(fmt_percent(percent))
-        if percent is not None and percent > OVER_CEILING:
-            over.append(f"{case['name']} ({fmt_percent(percent)} of the {res[fb]['ceiling']} ceiling)")
+        over = percent is not None and percent > OVER_CEILING
+        row.append(fmt_percent(percent) + (" *" if over else ""))
+        if over:
+            marks.add("*")
         rows.append(row)
     if not rows:   # only rows numpy has no column in
         return baseline_lines(report)[1:]
     lines = _aligned([cols] + rows)
-    lines.append(f"x: numpy's time over the implementation's (above 1: faster than numpy); % ceil: of the "
-                 f"cache or streaming ceiling at fastbits' threads, for cases moving "
+    lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), the median over the "
+                 "interleaved rounds; ±: half the interquartile range of the rounds' ratios, as a percentage of it")
+    if "~" in marks:
+        lines.append(f"~: unsteady: the rounds' ratios do not settle it (their interquartile range holds 1x or is "
+                     f"wider than {UNSTEADY_SPREAD:.0%} of the ratio); run again on an idle machine")
+    lines.append(f"% ceil: of the cache or streaming ceiling at fastbits' threads, for cases moving "
                  f"{report.get('ceiling', {}).get('ceiling_min_bytes', 0) >> 10} KiB or more (--verbose: all "
                  "implementations, spreads and the rule)")
-    if over:
-        lines.append(f"these cases ran faster than their measured ceiling (over {OVER_CEILING} % of it), "
-                     "so for them it is no upper bound: " + "; ".join(over))
+    if "*" in marks:
+        lines.append(f"*: over {OVER_CEILING} %: the case ran faster than the loop timed as its ceiling, which "
+                     "moves its bytes as the kernels' plain streaming loop does; a case whose result stays in "
+                     "cache, or that reads less than it is counted for (a broadcast operand), can beat it, so "
+                     "for that case the ceiling is no upper bound")
     lines += notes
+    if report.get("meta"):
+        lines.append(load_line(report["meta"]))
     return lines + baseline_lines(report)
 
 

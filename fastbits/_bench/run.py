@@ -3,7 +3,6 @@ bit for bit, then the ones that agree timed interleaved, with their ratios."""
 
 from __future__ import annotations
 
-import statistics
 from typing import Any, Callable
 
 import numpy as np
@@ -11,7 +10,8 @@ import numpy as np
 
 from .cases import Case, bytes_moved, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
-from .timing import CEILING_MIN_BYTES, VIEW_NOTE, Mode, measured_ceiling, run_before, streaming_probes, time_interleaved
+from .timing import (CEILING_MIN_BYTES, VIEW_NOTE, Mode, measured_ceiling, paired_ratio, run_before, streaming_probes,
+                     time_interleaved)
 
 
 def _native(r: np.ndarray) -> np.ndarray:
@@ -100,23 +100,30 @@ def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator
         results[name] = {"status": "ok", **stats}
         if name in notes:
             results[name]["note"] = notes[name]
-    base = results.get("numpy", {}).get("median_s")
-    baseline = results.get(case.baseline, {}).get("median_s") if case.baseline else None
     ours = results.get(fastbits_name(), {})
-    fb, fb_samples = ours.get("median_s"), ours.get("samples_s")
-    for res in results.values():
+    fb = ours.get("median_s")
+    for name, res in results.items():
         if res["status"] != "ok":
             continue
         t = res["median_s"]
-        res["speedup_vs_numpy"] = base / t if base else None
         res["ratio_to_fastbits"] = t / fb if fb else None
-        # the same, repetition by repetition: the median of each repetition's ratio, which a
-        # machine that changes state between repetitions moves less than a ratio of medians
-        res["ratio_to_fastbits_paired"] = (statistics.median(x / y for x, y in zip(res["samples_s"], fb_samples))
-                                           if fb_samples and all(y > 0 for y in fb_samples) else None)
         res["gbps"] = nbytes / t / 1e9 if nbytes and t > 0 else None
-        if case.baseline:   # where numpy has no column: the ratio over the case's baseline
-            res["speedup_vs_baseline"] = baseline / t if baseline else None
+        # the ratios round by round (timing.paired_ratio): a machine that changes state between
+        # rounds moves them less than a ratio of medians, and their spread says how sure each is
+        paired = paired_ratio(res["samples_s"], ours["samples_s"]) if fb else None
+        res["ratio_to_fastbits_paired"] = paired and paired["ratio"]
+        # over numpy, or where numpy has no column (the model rows) over the case's baseline
+        base = case.baseline or "numpy"
+        key = "speedup_vs_baseline" if case.baseline else "speedup_vs_numpy"
+        res["speedup_vs_numpy"] = None
+        over = (paired_ratio(results[base]["samples_s"], res["samples_s"])
+                if results.get(base, {}).get("status") == "ok" else None)
+        if over:
+            res[key] = 1.0 if name == base else over["ratio"]
+            if name != base:
+                res.update(speedup_spread=over["spread"], unsteady=over["unsteady"])
+        elif case.baseline:
+            res[key] = None
     return {
         "group": case.group, "name": case.name, "op": case.op, "layout": case.describe(arrays),
         "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,

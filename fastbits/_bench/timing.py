@@ -152,6 +152,26 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
     return q[0], statistics.median(s), q[2]
 
 
+#: A ratio is unsteady when the middle half of its round-by-round values (their interquartile
+#: range) holds 1.0x, so that the rounds do not settle which side is faster, or is wider than
+#: this fraction of their median: the rule of thumb of pyperf, which calls a benchmark unstable
+#: when its standard deviation passes 10 % of its mean.
+UNSTEADY_SPREAD = 0.10
+
+
+def paired_ratio(numerators: list[float], denominators: list[float]) -> dict[str, Any] | None:
+    """The ratio of two implementations' times, round by round: ``numerators[i] /
+    denominators[i]`` for each repetition ``i`` of :func:`time_interleaved` (both sampled in the
+    same round, so that the machine's drift hits them alike). Its ``ratio`` is the median over
+    the rounds, its ``spread`` their interquartile range, and ``unsteady`` says that the spread
+    holds 1.0x or is wider than :data:`UNSTEADY_SPREAD` of the ratio. None without rounds to pair."""
+    if not numerators or len(numerators) != len(denominators) or not all(d > 0 for d in denominators):
+        return None
+    q1, ratio, q3 = _quantiles(sorted(n / d for n, d in zip(numerators, denominators)))
+    return {"ratio": ratio, "spread": [q1, q3],
+            "unsteady": q1 <= 1.0 <= q3 or q3 - q1 > UNSTEADY_SPREAD * ratio}
+
+
 # ---------------------------------------------------------------------------
 # Ceilings
 
