@@ -20,13 +20,18 @@ import contextlib
 import functools
 import re
 import textwrap
-from collections.abc import Iterator
-from typing import Any, Callable, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
 from . import _cpus
 from .errors import ArgumentTypeError, ArgumentValueError
+
+if TYPE_CHECKING:  # the settings as keyword arguments and dicts (fastbits._signatures), for checkers
+    from typing_extensions import Unpack
+
+    from ._signatures import Config, ConfigUpdate, RuntimeInfo
 
 __all__ = ["SETTINGS", "bind", "check_num_threads", "config_context", "defaults", "get_config", "release_memory",
            "runtime_info", "set_config", "set_local_threads"]
@@ -155,7 +160,7 @@ def bind(runtime: Any) -> None:
     _runtime = runtime
 
 
-def _checked(function: str, settings: dict[str, Any]) -> dict[str, Any]:
+def _checked(function: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` checked, None values left out; a name that is no setting is an error."""
     unknown = sorted(set(settings) - _BY_NAME.keys())
     if unknown:
@@ -164,7 +169,7 @@ def _checked(function: str, settings: dict[str, Any]) -> dict[str, Any]:
     return {name: _BY_NAME[name].check(name, value) for name, value in settings.items() if value is not None}
 
 
-def get_config() -> dict[str, Any]:
+def get_config() -> Config:
     """The current settings: a new dict of every setting of :func:`set_config` and its value."""
     return _runtime.current_config()
 
@@ -174,7 +179,7 @@ def _rst(markdown: str) -> str:
     return re.sub(r"(\{doc\})?`([^`]+)`", lambda m: f":doc:`{m[2]}`" if m[1] else f"``{m[2]}``", markdown)
 
 
-def set_config(**settings: Any) -> None:
+def set_config(**settings: Unpack[ConfigUpdate]) -> None:
     # The docstring is written below, from the table.
     _runtime.configure(**_checked("set_config", settings))
 
@@ -203,7 +208,7 @@ set_config.__doc__ = """Change settings; an argument left at None keeps its sett
 
 
 @contextlib.contextmanager
-def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
+def config_context(**settings: Unpack[ConfigUpdate]) -> Iterator[Config]:
     """Change settings for a ``with`` block on this thread; the old ones come back after it,
     even on error.
 
@@ -234,7 +239,7 @@ def set_local_threads(n: int) -> int:
     return _runtime.set_local_threads(n)
 
 
-def runtime_info() -> dict[str, Any]:
+def runtime_info() -> RuntimeInfo:
     """The runtime's state: which backend, the thread team, the output pool.
 
     Keys: ``backend``; ``threads_available`` (the build has the thread team: not on Windows,

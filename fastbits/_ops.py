@@ -17,9 +17,14 @@ import functools
 import importlib.util
 import os
 from types import ModuleType
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple
 
 from . import _config, _dask, _dispatch
+
+if TYPE_CHECKING:  # the functions' types (fastbits._signatures): for checkers, not at import
+    from ._signatures import (BinaryOperator, BitCastOperator, BitShiftOperator, CastLikeOperator, CastOperator,
+                              DequantizeOperator, GetNumThreads, PackFunction, QuantizeOperator, SetNumThreads,
+                              UnaryOperator, UnpackFunction)
 
 __all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
            "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "dequantize_linear", "get_num_threads",
@@ -31,23 +36,24 @@ _dispatch.register(_dask.ADAPTER)
 
 
 class Path(NamedTuple):
-    """One implementation: its public functions and its runtime."""
+    """One implementation: its public functions and its runtime.  The fields' types are the
+    functions' signatures (:mod:`fastbits._signatures`): what a checker sees of ``fastbits.bitshift``."""
 
-    name: str  # "cython" or "python", as BACKEND says it
-    bitwise_and: Callable[..., Any]
-    bitwise_or: Callable[..., Any]
-    bitwise_xor: Callable[..., Any]
-    bitwise_not: Callable[..., Any]
-    bitshift: Callable[..., Any]
-    bitcast: Callable[..., Any]
-    cast: Callable[..., Any]
-    cast_like: Callable[..., Any]
-    quantize_linear: Callable[..., Any]
-    dequantize_linear: Callable[..., Any]
-    pack: Callable[..., Any]
-    unpack: Callable[..., Any]
-    get_num_threads: Callable[[], int]
-    set_num_threads: Callable[[int], None]
+    name: Literal["cython", "python"]  # as BACKEND says it
+    bitwise_and: BinaryOperator
+    bitwise_or: BinaryOperator
+    bitwise_xor: BinaryOperator
+    bitwise_not: UnaryOperator
+    bitshift: BitShiftOperator
+    bitcast: BitCastOperator
+    cast: CastOperator
+    cast_like: CastLikeOperator
+    quantize_linear: QuantizeOperator
+    dequantize_linear: DequantizeOperator
+    pack: PackFunction
+    unpack: UnpackFunction
+    get_num_threads: GetNumThreads
+    set_num_threads: SetNumThreads
     runtime: ModuleType
 
 
@@ -55,25 +61,29 @@ _OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshi
 
 
 @functools.cache
-def load(name: str) -> Path:
+def load(name: Literal["cython", "python"]) -> Path:
     """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
     do not load."""
+    ops: ModuleType
+    casting: ModuleType
+    quantizing: ModuleType
+    packing: ModuleType
+    runtime: ModuleType
     if name == "cython":
-        from . import _ops_c as ops, _packing_c as packing, _runtime as runtime
+        from . import _ops_c, _packing_c, _runtime
 
         gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
-        casting: Any = ops
-        quantizing: Any = ops
+        ops, casting, quantizing, packing, runtime = _ops_c, _ops_c, _ops_c, _packing_c, _runtime
     else:
-        from . import _cast_py as casting, _ops_py as ops, _packing_py as packing, _quant_py as quantizing
-        from . import _runtime_py as runtime
+        from . import _cast_py, _ops_py, _packing_py, _quant_py, _runtime_py
 
         gate = _dispatch.gate
+        ops, casting, quantizing, packing, runtime = _ops_py, _cast_py, _quant_py, _packing_py, _runtime_py
     # QuantizeLinear and DequantizeLinear are Python functions on both paths: the gate is theirs
-    return Path(name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
-                gate(casting.cast_like), _dispatch.gate(quantizing.quantize_linear),
-                _dispatch.gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
-                runtime.get_num_threads, runtime.set_num_threads, runtime)
+    return Path._make([name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
+                       gate(casting.cast_like), _dispatch.gate(quantizing.quantize_linear),
+                       _dispatch.gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
+                       runtime.get_num_threads, runtime.set_num_threads, runtime])
 
 
 #: None, or why the compiled kernels are not used although FASTBITS_PURE_PYTHON is unset:

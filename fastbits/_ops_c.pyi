@@ -1,24 +1,29 @@
 """Signatures of the compiled module ``fastbits._ops_c`` (its docstrings are ``_ops_py``'s,
-``_cast_py``'s and ``_quant_py``'s)."""
+``_cast_py``'s and ``_quant_py``'s): the public functions' types of :mod:`fastbits._signatures`,
+which the facade's ``Path`` declares too.  stubtest holds them against the compiled module
+(tests/test_typing.py)."""
 
-from typing import Any
+from ._signatures import (
+    BinaryOperator,
+    BitCastOperator,
+    BitShiftOperator,
+    CastLikeOperator,
+    CastOperator,
+    DequantizeOperator,
+    QuantizeOperator,
+    UnaryOperator,
+)
 
-import numpy as np
+# As the module's own __all__: QuantizeLinear and DequantizeLinear are there, but not in it.
+__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like"]
 
-__all__ = ["bitcast", "bitshift", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like",
-           "dequantize_linear", "quantize_linear"]
-
-def bitwise_and(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
-def bitwise_or(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
-def bitwise_xor(a: Any, b: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
-def bitwise_not(x: Any, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
-def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None) -> np.ndarray: ...
-def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray: ...
-def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", out: np.ndarray | None = None,
-         order: str = "K") -> np.ndarray: ...
-def cast_like(x: Any, target_type: Any, /, *, saturate: Any = True, round_mode: str = "up",
-              out: np.ndarray | None = None, order: str = "K") -> np.ndarray: ...
-def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
-                    output_dtype: Any = None, saturate: Any = True, precision: Any = None) -> np.ndarray: ...
-def dequantize_linear(x: Any, x_scale: Any, x_zero_point: Any = None, /, *, axis: int = 1, block_size: int = 0,
-                      output_dtype: Any = None) -> np.ndarray: ...
+bitwise_and: BinaryOperator
+bitwise_or: BinaryOperator
+bitwise_xor: BinaryOperator
+bitwise_not: UnaryOperator
+bitshift: BitShiftOperator
+bitcast: BitCastOperator
+cast: CastOperator
+cast_like: CastLikeOperator
+quantize_linear: QuantizeOperator
+dequantize_linear: DequantizeOperator

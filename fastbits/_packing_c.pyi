@@ -1,10 +1,9 @@
-"""Signatures of the compiled module ``fastbits._packing_c`` (its docstrings are ``_packing_py``'s)."""
+"""Signatures of the compiled module ``fastbits._packing_c`` (its docstrings are ``_packing_py``'s):
+the types of :mod:`fastbits._signatures`, as the facade's ``Path`` declares them."""
 
-from typing import Any
-
-import numpy as np
+from ._signatures import PackFunction, UnpackFunction
 
 __all__ = ["pack", "unpack"]
 
-def pack(x: Any, /) -> np.ndarray: ...
-def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray: ...
+pack: PackFunction
+unpack: UnpackFunction
