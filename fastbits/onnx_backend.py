@@ -18,9 +18,11 @@ array([1065353216], dtype=int32)
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import os
+from typing import IO, Any, Sequence, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import onnx_ops  # before onnx: its ImportError names the extra to install
 
@@ -43,6 +45,14 @@ __all__ = [
     "run_node",
     "supports_device",
 ]
+
+#: A model as :meth:`FastbitsBackend.prepare` takes it: a ModelProto, its bytes, or a file
+#: (a path or a binary file object, as ``onnx.load`` reads it).
+_Model = Union[onnx.ModelProto, bytes, str, os.PathLike[str], IO[bytes]]
+
+#: A model's or a node's inputs: a list or tuple in the graph's order, a dict by name, or one
+#: array (or TensorProto) for a single input.
+_Inputs = Union[list[Any], tuple[Any, ...], dict[str, Any], NDArray[Any], onnx.TensorProto]
 
 #: Keyword arguments of ``prepare`` passed on to the ReferenceEvaluator; the
 #: others (onnx's harness passes ``rtol``/``atol``) are accepted and ignored.
@@ -80,7 +90,7 @@ class FastbitsBackendRep(BackendRep):
         self.input_names = list(input_names)
         self.output_names = list(evaluator.output_names)
 
-    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+    def run(self, inputs: _Inputs, **kwargs: Any) -> tuple[Any, ...]:
         """Run the model.
 
         Parameters
@@ -112,12 +122,12 @@ class FastbitsBackend(Backend):
     """The onnx backend; the module-level functions are its class methods."""
 
     @classmethod
-    def is_compatible(cls, model: Any, device: str = "CPU", **kwargs: Any) -> bool:
+    def is_compatible(cls, model: _Model, device: str = "CPU", **kwargs: Any) -> bool:
         """True when ``device`` is supported: the reference evaluator runs the rest."""
         return cls.supports_device(device)
 
     @classmethod
-    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> FastbitsBackendRep:
+    def prepare(cls, model: _Model, device: str = "CPU", **kwargs: Any) -> FastbitsBackendRep:
         """Check ``model`` (a ModelProto, its bytes, or a path) and load it.
 
         Raises ``onnx.checker.ValidationError`` for a model the checker refuses.
@@ -138,7 +148,7 @@ class FastbitsBackend(Backend):
 
     @classmethod
     def run_model(
-        cls, model: Any, inputs: Any, device: str = "CPU", **kwargs: Any
+        cls, model: _Model, inputs: _Inputs, device: str = "CPU", **kwargs: Any
     ) -> tuple[Any, ...]:
         """Prepare ``model`` and run it once."""
         return cls.prepare(model, device, **kwargs).run(inputs)
@@ -147,7 +157,7 @@ class FastbitsBackend(Backend):
     def run_node(
         cls,
         node: onnx.NodeProto,
-        inputs: Any,
+        inputs: _Inputs,
         device: str = "CPU",
         outputs_info: Any = None,
         **kwargs: Any,

@@ -108,7 +108,7 @@ class _FastbitsOp(OpRun):
     #: The versions of the operator fastbits implements (the schema's, unless a class says more).
     versions: tuple[int, ...] = ()
 
-    def __init__(self, onnx_node: Any, run_params: dict[str, Any], schema: Any = None):
+    def __init__(self, onnx_node: onnx.NodeProto, run_params: dict[str, Any], schema: Any = None) -> None:
         opset = run_params.get("opsets", {}).get(self.op_domain)
         #: The operator's version in this model (the latest when the model says nothing).
         self.version = self._check_opset(int(opset)) if opset is not None else self.op_schema.since_version
@@ -405,8 +405,9 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
     [array([ 1., -2.,  7.], dtype=float32)]
     """
 
-    def __init__(self, proto: Any, opsets: Any = None, functions: Any = None, verbose: int = 0,
-                 new_ops: list[type[OpRun]] | None = None, **kwargs: Any) -> None:
+    def __init__(self, proto: Any, opsets: dict[str, int] | None = None,
+                 functions: list[onnx.reference.ReferenceEvaluator | onnx.FunctionProto] | None = None,
+                 verbose: int = 0, new_ops: list[type[OpRun]] | None = None, **kwargs: Any) -> None:
         given = list(new_ops or [])
         names = {(getattr(op, "op_domain", ""), op.__name__) for op in given}
         ops = given + [op for op in OPS if (op.op_domain, op.__name__) not in names]

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _ops, spec
 from .errors import ArgumentTypeError, TensorDataError, TypeConstraintError, UnknownDataTypeError
 from .spec import DataType
+
+if TYPE_CHECKING:  # the onnx extra: imported when a call needs it (_onnx)
+    import onnx
+    from numpy.typing import NDArray
 
 __all__ = ["from_array", "to_array"]
 
@@ -122,7 +126,7 @@ def _from_field(tensor: Any, code: DataType, dims: tuple[int, ...], count: int, 
     return values.astype(dtype).reshape(dims)
 
 
-def to_array(tensor: Any, base_dir: str = "") -> np.ndarray:
+def to_array(tensor: onnx.TensorProto, base_dir: str = "") -> NDArray[Any]:
     """The values of an ONNX ``TensorProto`` as a numpy array, as onnx's
     ``numpy_helper.to_array`` gives them.
 
@@ -190,7 +194,7 @@ def to_array(tensor: Any, base_dir: str = "") -> np.ndarray:
     return _from_field(tensor, code, dims, count, what)
 
 
-def from_array(array: Any, name: str | None = None) -> Any:
+def from_array(array: NDArray[Any], name: str | None = None) -> onnx.TensorProto:
     """An ONNX ``TensorProto`` of ``array``, byte for byte as onnx's ``numpy_helper.from_array``
     writes it: dims, ``data_type``, and ``raw_data`` (little-endian; the 4-, 2- and 6-bit
     types packed by :func:`fastbits.pack`).
