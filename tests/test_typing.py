@@ -1,0 +1,297 @@
+"""The types checkers read (docs/typing.md), in numpy's manner: ``tests/typing/pass/*.py`` must
+pass ``mypy --strict``, and each line of ``tests/typing/fail/*.py`` that ends in ``# E: <text>``
+must give one mypy error that contains the text (and the other lines none).  stubtest holds the
+compiled modules' stubs against the compiled modules.  The mypy tests need the typing extra
+(tox.ini's py312 env installs it) and skip without it; the others check, without mypy, that the
+types say what the runtime does.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import itertools
+import os
+import re
+import site
+import subprocess
+import sys
+import sysconfig
+import typing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastbits
+from fastbits import _config, _signatures, spec
+from support import PATHS, PURE
+
+HERE = Path(__file__).resolve().parent / "typing"
+PASS = sorted((HERE / "pass").glob("*.py"))
+FAIL = sorted((HERE / "fail").glob("*.py"))
+#: The files that import an optional package: checked where it is installed.
+NEEDS = {"onnx_modules.py": "onnx", "onnx_fail.py": "onnx", "dask_arrays.py": "dask"}
+#: stubtest's allowlist: the runtime names the stubs leave out, each with its reason.  An entry
+#: no longer needed fails the test (stubtest reports unused entries).
+STUBTEST_ALLOWLIST = {
+    "fastbits._runtime.__pyx_capi__": "Cython's capsules of the cdef functions fastbits/_runtime.pxd declares, "
+                                      "through which the other compiled modules cimport them: no Python API",
+    "fastbits._runtime.__test__": "the doctest table Cython puts in a module of its own accord (empty): no "
+                                  "Python API",
+}
+NO_MYPY = "mypy is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) runs these"
+
+#: An expected error: ``# E: <the start, or any part, of mypy's message>`` at the end of a line.
+EXPECTED = re.compile(r"#\s*E:\s*(?P<text>.+?)\s*$")
+#: A line of mypy's output (``--show-absolute-path``, one line a message).
+MESSAGE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<severity>error|note): (?P<text>.*)$")
+
+
+def _missing(path):
+    """The optional package ``path`` imports, where it is not installed; else None."""
+    needed = NEEDS.get(path.name)
+    return needed if needed is not None and importlib.util.find_spec(needed) is None else None
+
+
+def _checked_files():
+    return [path for path in PASS + FAIL if _missing(path) is None]
+
+
+def _search_path():
+    """The directory mypy must search for fastbits: None where fastbits is installed into
+    site-packages (mypy finds it there, by its py.typed), else the checkout that holds it (an
+    editable install's import hook is nothing mypy follows)."""
+    root = Path(fastbits.__file__).resolve().parent.parent
+    installed = {Path(p).resolve() for p in (*site.getsitepackages(), site.getusersitepackages(),
+                                             sysconfig.get_path("purelib"), sysconfig.get_path("platlib"))}
+    return None if root in installed else root
+
+
+def _mypy_config(directory):
+    """A mypy config file in ``directory``: --strict, its cache there, fastbits found where it is
+    imported from.  ``follow_imports = silent``: the files under test are checked, and what
+    they import (fastbits' own modules where they come from a checkout) only read."""
+    root = _search_path()
+    lines = ["[mypy]", "strict = True", "follow_imports = silent", "pretty = False",
+             "show_absolute_path = True", f"cache_dir = {directory / 'mypy-cache'}"]
+    if root is not None:
+        lines.append(f"mypy_path = {root}")
+    config = directory / "mypy.ini"
+    config.write_text("\n".join(lines) + "\n")
+    return config
+
+
+@pytest.fixture(scope="module")
+def mypy_errors(tmp_path_factory):
+    """One mypy --strict run over every typing test file: {(file, line): [error messages]}."""
+    api = pytest.importorskip("mypy.api", reason=NO_MYPY)
+    files = _checked_files()
+    names = [path.stem for path in files]
+    assert len(set(names)) == len(names), f"mypy needs distinct module names: {names}"
+    directory = tmp_path_factory.mktemp("mypy")
+    stdout, stderr, status = api.run(["--config-file", str(_mypy_config(directory)), *map(str, files)])
+    assert status in (0, 1) and not stderr, f"mypy did not run (exit {status}):\n{stderr}{stdout}"
+    errors = {}
+    for line in stdout.splitlines():
+        found = MESSAGE.match(line)
+        if found and found["severity"] == "error":
+            key = (Path(found["path"]).resolve(), int(found["line"]))
+            errors.setdefault(key, []).append(found["text"])
+    known = {path.resolve() for path in files}
+    stray = {key: texts for key, texts in errors.items() if key[0] not in known}
+    assert not stray, f"mypy reports errors outside the files under test:\n{stray}"
+    return errors
+
+
+def _skip_without_its_package(path):
+    if _missing(path) is not None:
+        pytest.skip(f"{_missing(path)} is not installed: {path.name} is checked where it is")
+
+
+@pytest.mark.thread_unsafe  # mypy runs in the process
+@pytest.mark.parametrize("path", PASS, ids=[path.name for path in PASS])
+def test_pass_files_have_no_errors(mypy_errors, path):
+    _skip_without_its_package(path)
+    found = {line: texts for (file, line), texts in mypy_errors.items() if file == path.resolve()}
+    assert not found, f"{path.name}: mypy --strict errors: {found}"
+
+
+@pytest.mark.thread_unsafe
+@pytest.mark.parametrize("path", FAIL, ids=[path.name for path in FAIL])
+def test_fail_files_give_exactly_the_expected_errors(mypy_errors, path):
+    _skip_without_its_package(path)
+    expected = {number: found["text"] for number, line in enumerate(path.read_text().splitlines(), 1)
+                if (found := EXPECTED.search(line))}
+    assert expected, f"{path.name} expects no error: a fail file must"
+    found = {line: texts for (file, line), texts in mypy_errors.items() if file == path.resolve()}
+    wrong = []
+    for line in sorted(expected.keys() | found.keys()):
+        texts, text = found.get(line, []), expected.get(line)
+        if text is None:
+            wrong.append(f"line {line}: unexpected {texts}")
+        elif len(texts) != 1 or text not in texts[0]:
+            wrong.append(f"line {line}: expected one error containing {text!r}, got {texts}")
+    assert not wrong, f"{path.name}:\n" + "\n".join(wrong)
+
+
+@pytest.mark.thread_unsafe
+def test_stubs_match_the_compiled_modules(tmp_path):
+    """mypy's stubtest: the .pyi of each compiled module against the module as built."""
+    pytest.importorskip("mypy.stubtest", reason=NO_MYPY)
+    if fastbits.BACKEND != "cython":
+        pytest.skip(f"stubtest checks the compiled modules; the {fastbits.BACKEND} path is active")
+    allowlist = tmp_path / "allowlist.txt"
+    allowlist.write_text("".join(f"# {why}\n{name}\n" for name, why in STUBTEST_ALLOWLIST.items()))
+    environment = dict(os.environ)
+    root = _search_path()
+    if root is not None:
+        environment["MYPYPATH"] = str(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "--mypy-config-file", str(_mypy_config(tmp_path)),
+         "--allowlist", str(allowlist), "fastbits._ops_c", "fastbits._packing_c", "fastbits._runtime"],
+        capture_output=True, text=True, cwd=tmp_path, env=environment,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------
+# the types say what the runtime does (no mypy needed)
+
+#: Each Protocol of fastbits._signatures and the public function it types.
+PROTOCOLS = {
+    "bitwise_and": _signatures.BinaryOperator,
+    "bitwise_or": _signatures.BinaryOperator,
+    "bitwise_xor": _signatures.BinaryOperator,
+    "bitwise_not": _signatures.UnaryOperator,
+    "bitshift": _signatures.BitShiftOperator,
+    "bitcast": _signatures.BitCastOperator,
+    "cast": _signatures.CastOperator,
+    "cast_like": _signatures.CastLikeOperator,
+    "quantize_linear": _signatures.QuantizeOperator,
+    "dequantize_linear": _signatures.DequantizeOperator,
+    "pack": _signatures.PackFunction,
+    "unpack": _signatures.UnpackFunction,
+    "get_num_threads": _signatures.GetNumThreads,
+    "set_num_threads": _signatures.SetNumThreads,
+}
+
+#: The compiled runtime's two functions that take ``*extra, **keywords`` to word a bad call as
+#: the pure path does (fastbits/_runtime.pyi): their signature is the pure path's.
+LOOSE_AT_RUNTIME = {"get_num_threads", "set_num_threads"}
+
+
+class Variant(typing.NamedTuple):
+    """One signature of a Protocol's ``__call__`` as fastbits/_signatures.py writes it."""
+
+    parameters: list[inspect.Parameter]  # self aside; annotations as their source text
+    returns: str
+
+
+def _source(node):
+    return inspect.Parameter.empty if node is None else ast.unparse(node)
+
+
+def _variants(protocol):
+    """The signatures of ``protocol.__call__``: each overload, or the one signature (read from
+    the source, which keeps every overload on every Python)."""
+    (cls,) = ast.parse(inspect.getsource(protocol)).body
+    variants = []
+    for node in cls.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "__call__"):
+            continue
+        a = node.args
+        parameters = []
+        positional = [(arg, inspect.Parameter.POSITIONAL_ONLY) for arg in a.posonlyargs] + [
+            (arg, inspect.Parameter.POSITIONAL_OR_KEYWORD) for arg in a.args]
+        defaults = [inspect.Parameter.empty] * (len(positional) - len(a.defaults)) + [
+            ast.literal_eval(d) for d in a.defaults]
+        for (arg, kind), default in zip(positional, defaults):
+            parameters.append(inspect.Parameter(arg.arg, kind, default=default, annotation=_source(arg.annotation)))
+        for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+            parameters.append(inspect.Parameter(arg.arg, inspect.Parameter.KEYWORD_ONLY, annotation=_source(
+                arg.annotation), default=inspect.Parameter.empty if default is None else ast.literal_eval(default)))
+        variants.append(Variant(parameters[1:], _source(node.returns)))
+    assert variants, protocol
+    return variants
+
+
+def test_every_public_function_has_its_protocol():
+    assert set(PROTOCOLS) == set(spec.SIGNATURES) == set(fastbits._ops.Path._fields) - {"name", "runtime"}
+
+
+@pytest.mark.parametrize("name", sorted(PROTOCOLS))
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_each_signature_is_the_runtimes(name, path):
+    """Every overload has the runtime function's parameters: their names, kinds (positional-only,
+    keyword-only) and defaults; an overload may only make a parameter with a default required."""
+    if path != "python" and name in LOOSE_AT_RUNTIME:
+        pytest.skip("the compiled runtime checks its own argument count (fastbits/_runtime.pyi)")
+    runtime = list(inspect.signature(getattr(PATHS[path], name)).parameters.values())
+    for variant in _variants(PROTOCOLS[name]):
+        typed_parameters = variant.parameters
+        assert [(p.name, p.kind) for p in typed_parameters] == [(p.name, p.kind) for p in runtime], (name, variant)
+        for typed, actual in zip(typed_parameters, runtime):
+            if typed.default is not typed.empty:
+                assert actual.default is not actual.empty and typed.default == actual.default, (name, typed)
+            if actual.default is actual.empty:
+                assert typed.default is typed.empty, (name, typed)
+
+
+def _spellings(word):
+    return {"".join(letters) for letters in itertools.product(*((c.upper(), c.lower()) for c in word))}
+
+
+def test_direction_is_every_spelling_the_runtime_takes():
+    """"LEFT" or "RIGHT" in any case (the docs' words): every spelling, each one BitShift's."""
+    spellings = _spellings("LEFT") | _spellings("RIGHT")
+    assert set(typing.get_args(_signatures.Direction)) == spellings
+    assert {spec.check_direction(d) for d in spellings} == set(spec.DIRECTIONS)
+
+
+def test_order_and_round_mode_are_the_runtimes():
+    assert set(typing.get_args(_signatures.Order)) == {None, *spec.ORDERS, *(o.lower() for o in spec.ORDERS)}
+    assert {spec.check_order("op", order) for order in typing.get_args(_signatures.Order)} == set(spec.ORDERS)
+    assert typing.get_args(_signatures.RoundMode) == spec.ROUND_MODES
+
+
+@pytest.mark.parametrize("name", ["bitcast", "cast"])
+def test_a_named_type_gives_its_numpy_dtype(name):
+    """Each overload for a ``to`` of numpy's own types: every value it lists (names, DataType,
+    code) names one ONNX type, whose dtype is the overload's result's, on the runtime too."""
+    checked = 0
+    for variant in _variants(PROTOCOLS[name]):
+        literal = next(p.annotation for p in variant.parameters if p.name == "to")
+        if not literal.startswith("_To"):
+            continue
+        result = re.fullmatch(r"NDArray\[np\.(\w+)\]", variant.returns)
+        assert result, (literal, variant.returns)
+        dtype = np.dtype(getattr(np, result[1]))
+        values = typing.get_args(getattr(_signatures, literal))
+        assert {spec.numpy_dtype(spec.resolve_to(value)) for value in values} == {dtype}, literal
+        x = np.zeros(2, dtype)
+        for value in values:
+            assert getattr(fastbits, name)(x, value).dtype == dtype, (literal, value)
+        checked += 1
+    assert checked >= 12
+
+
+def test_the_config_types_are_the_settings_table():
+    """The settings as keyword arguments and as get_config's dict: the table's names, in its
+    order, and the kinds it gives them."""
+    names = [setting.name for setting in _config.SETTINGS]
+    assert list(typing.get_type_hints(_signatures.ConfigUpdate)) == names
+    hints = typing.get_type_hints(_signatures.Config)
+    assert list(hints) == names
+    assert {name: kind.__name__ for name, kind in hints.items()} == {
+        setting.name: setting.kind.split()[0] for setting in _config.SETTINGS}
+    assert set(PURE.runtime.current_config()) == set(names)
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_runtime_info_type_has_the_runtimes_keys(path):
+    """runtime_info's keys: the runtime's, and ``cpus`` the configuration API adds."""
+    keys = set(typing.get_type_hints(_signatures.RuntimeInfo))
+    assert keys == {*PATHS[path].runtime.runtime_info(), "cpus"}
+    assert set(fastbits.runtime_info()) == keys
