@@ -836,8 +836,7 @@ def _dequantize(x, x_scale, x_zero_point=None, /, *, axis=1, block_size=0, outpu
         result = _quant_kernel(&q, x, _parameters(scale, zero, c, 0.0), c, int(c.y), spec.DEQUANTIZE)
         if result is not None:
             return result
-    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
-        return _quant_py.dequantize(x, scale, zero, c)
+    return _quant_py.dequantize(x, scale, zero, c)
 
 
 def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_dtype=None, saturate=True,
@@ -859,8 +858,7 @@ def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_
         result = _quant_kernel(&q, x, _parameters(scale, zero, c, -0.0), c, int(c.y), spec.QUANTIZE)
         if result is not None:
             return result
-    with np.errstate(all="ignore"):  # NaN and the infinities are values here, as in Cast
-        return _quant_py.quantize(x, scale, zero, c)
+    return _quant_py.quantize(x, scale, zero, c)
 
 
 _dequantize.__name__ = "dequantize_linear"
@@ -868,3 +866,5 @@ _quantize.__name__ = "quantize_linear"
 dequantize_linear = functools.update_wrapper(spec.public_function(_dequantize), _quant_py.dequantize_linear,
                                              updated=())
 quantize_linear = functools.update_wrapper(spec.public_function(_quantize), _quant_py.quantize_linear, updated=())
+# this module's functions, for help() and pickle, with the reference's docstring and signature
+dequantize_linear.__module__ = quantize_linear.__module__ = __name__

@@ -149,8 +149,9 @@ static FB_ALWAYS_INLINE int32_t ql_integer(float quotient, int32_t zero, int32_t
    format's rounding cannot see), encoded by Cast's rules; a missing zero point (-0) adds
    nothing, and the float encoder takes the quotient as it is. */
 static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const format_t *f) {
-    const double v = (double)float_of(canonical(quotient)) + (double)zero;
+    double v;
     if (bits_of_float(zero) == 0x80000000u) return encode32(canonical(quotient), f);
+    v = (double)float_of(canonical(quotient)) + (double)zero;
     return encode(v == v ? v : (double)float_of(0x7FC00000u), f);
 }
 
