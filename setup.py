@@ -43,7 +43,7 @@ MODULES = {
         "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
         "fastbits/_c/quant.c",
     ],
-    "fastbits._common": ["fastbits/_common.pyx"],
+    "fastbits._common": ["fastbits/_common.pyx", "fastbits/_c/entries.c"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
     "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
     "fastbits.kernels": ["fastbits/kernels.pyx"],

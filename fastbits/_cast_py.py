@@ -310,7 +310,8 @@ def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", ou
     floats become 8- to 64-bit integers by truncation toward zero, and 4- and 2-bit integers
     by rounding to nearest even.  Where the spec leaves a result undefined (NaN, infinities
     and out-of-range floats into integers; negative values and -0 into FLOAT8E8M0) fastbits
-    gives one result on every host: :doc:`cast` lists them beside what others do.
+    gives one result on every host: the docs' "Cast and CastLike" page lists them beside
+    what others do.
 
     Examples
     --------

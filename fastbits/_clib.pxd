@@ -1,6 +1,7 @@
 # Declarations of fastbits' C sources (fastbits/_c/*.h), written once for every Cython module
 # that calls them.  The C is compiled into the module that owns it (setup.py says which).
 
+from cpython.object cimport PyObject
 from libc.stddef cimport size_t
 from libc.stdint cimport uint8_t
 
@@ -12,6 +13,12 @@ cdef extern from "_c/platform.h":
     bint fb_published(const int* flag) noexcept nogil
     void fb_publish(int* flag) noexcept nogil
     bint fb_claim(int* flag) noexcept nogil
+
+
+cdef extern from "_c/entries.h":
+    enum: FB_MAX_ENTRIES
+    ctypedef PyObject* (*fb_entry_handler)(PyObject* entry, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
+    void* fb_entry_function(PyObject* entry, fb_entry_handler handler)
 
 
 cdef extern from "_c/config.h":

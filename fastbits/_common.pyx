@@ -25,13 +25,13 @@ from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.string cimport memset
 
+import sys
 import threading
-from importlib import import_module
 
 import numpy as np
 
 from . import spec
-from ._clib cimport fb_publish, fb_published
+from ._clib cimport FB_MAX_ENTRIES, fb_entry_function, fb_entry_handler, fb_publish, fb_published
 from ._dispatch import OPERANDS, adapter_for
 
 cnp.import_array()
@@ -129,15 +129,15 @@ for _dt in [np.dtype(ch) for ch in np.typecodes["All"] if ch not in "OSUVMm"] + 
 # The entry points
 
 cdef class Entry:
-    """The plumbing of one public function (its builtin's ``__self__``)."""
+    """The plumbing of one public function (which its builtin's C function passes to
+    :func:`_call`: ``_c/entries.h``)."""
 
     def __repr__(self):
         return f"<fastbits entry point {self.name!r}>"
 
-    def __reduce__(self):
-        # A builtin pickles as getattr(its __self__, its name): this entry unpickles as its
-        # module, so the builtin unpickles as the module's function.
-        return import_module, (self.function.__module__,)
+
+_ENTRIES = []                    # every Entry, alive for the process (entries.c borrows them)
+_ENTRIES_LOCK = threading.Lock()  # two modules may be imported at once without the GIL
 
 
 cdef inline bint _numpy_operand(PyObject* value) noexcept:
@@ -224,10 +224,15 @@ cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow
     entry.slow = slow
     entry._texts = (name.encode(), f"{spec.signature(name)}\n--\n\n{reference.__doc__}".encode())
     entry.definition.ml_name = <bytes>entry._texts[0]
-    entry.definition.ml_meth = <void*>_call
+    with _ENTRIES_LOCK:
+        entry.definition.ml_meth = fb_entry_function(<PyObject*>entry, <fb_entry_handler><void*>_call)
+        if entry.definition.ml_meth == NULL:
+            raise RuntimeError(f"fastbits._common: more than {FB_MAX_ENTRIES} public functions")
+        _ENTRIES.append(entry)
     entry.definition.ml_flags = METH_FASTCALL | METH_KEYWORDS
     entry.definition.ml_doc = <bytes>entry._texts[1]
-    entry.function = PyCFunction_NewEx(&entry.definition, <PyObject*>entry, module)
+    # the module as __self__: help() shows a module's function, pickle finds it by its name
+    entry.function = PyCFunction_NewEx(&entry.definition, <PyObject*>sys.modules[module], module)
     return entry.function
 
 

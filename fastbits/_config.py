@@ -175,8 +175,9 @@ def get_config() -> Config:
 
 
 def _rst(markdown: str) -> str:
-    """A table entry in reStructuredText, for a docstring: its code spans and page links in rST's form."""
-    return re.sub(r"(\{doc\})?`([^`]+)`", lambda m: f":doc:`{m[2]}`" if m[1] else f"``{m[2]}``", markdown)
+    """A table entry in reStructuredText, for a docstring: its code spans in rST's form, a page link as
+    words (help() shows a docstring as it is)."""
+    return re.sub(r"(\{doc\})?`([^`]+)`", lambda m: f"the docs' {m[2]} page" if m[1] else f"``{m[2]}``", markdown)
 
 
 def set_config(**settings: Unpack[ConfigUpdate]) -> None:

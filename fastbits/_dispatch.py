@@ -79,4 +79,7 @@ def gate(func: Callable[..., Any]) -> Callable[..., Any]:
                 return adapter.call(name, func, args, kwargs)
         return func(*args, **kwargs)
 
+    # what the user calls it, as numpy's set_module does: help() names the package, and pickle
+    # finds the gate there by name (the facade makes it fastbits.<name>)
+    gated.__module__ = __package__
     return gated

@@ -62,8 +62,8 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         The memory layout of a new result, as numpy's ufuncs take it: "K"
         the layout the operands share (broadcast axes aside), C order where
         they share none; "C" or "F" that order; "A" F order where every
-        input is F-contiguous, else C (:doc:`operators`, "The layout of a
-        result").  In any case; ignored with ``out``.
+        input is F-contiguous, else C (the docs' "The operators" page, "The
+        layout of a result").  In any case; ignored with ``out``.
 
     Returns
     -------
@@ -71,7 +71,7 @@ _BINARY_DOC = """ONNX {op}-18: elementwise ``a {symbol} b`` with multidirectiona
         ``out`` if given, else a new array of the broadcast shape in native
         byte order, laid out as ``order`` says.
         A dask array instead, computed block by block, when an input is
-        one (:doc:`scaling-out`).
+        one (the docs' "Scaling out" page).
 
     Raises
     ------
@@ -146,7 +146,7 @@ def bitwise_not(x: Any, /, *, out: np.ndarray | None = None, order: str = "K") -
         ``out`` if given, else a new array in native byte order, laid out as
         ``order`` says.
         A dask array instead, computed block by block, when an input is
-        one (:doc:`scaling-out`).
+        one (the docs' "Scaling out" page).
 
     Raises
     ------
@@ -194,7 +194,7 @@ def bitshift(x: Any, y: Any, direction: str, /, *, out: np.ndarray | None = None
         ``out`` if given, else a new array of the broadcast shape in native
         byte order, laid out as ``order`` says.
         A dask array instead, computed block by block, when an input is
-        one (:doc:`scaling-out`).
+        one (the docs' "Scaling out" page).
 
     Notes
     -----
@@ -275,7 +275,7 @@ def bitcast(x: Any, to: Any, /, *, copy: bool = False) -> np.ndarray:
         byte reads as (:func:`fastbits.spec.subbyte_bits`).  A view keeps the
         bytes as they are; a copy holds those bits, the high bits zero.
         A dask array instead, computed block by block, when an input is
-        one (:doc:`scaling-out`).
+        one (the docs' "Scaling out" page).
 
     Raises
     ------

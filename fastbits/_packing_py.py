@@ -43,7 +43,7 @@ def pack(x: Any, /) -> np.ndarray:
         set reads as negative).  For arrays whose bytes hold only those bits (all that ml_dtypes
         and ``onnx.numpy_helper.to_array`` make) these are the bytes of
         ``onnx.numpy_helper.from_array(x).raw_data``.  A dask array instead,
-        computed block by block, when ``x`` is one (:doc:`scaling-out`: its chunks must hold
+        computed block by block, when ``x`` is one (the docs' "Scaling out" page: its chunks must hold
         whole bytes, or whole 3-byte groups of 6-bit elements).
 
     Raises
@@ -98,7 +98,7 @@ def unpack(data: Any, to: Any, shape: Any, /) -> np.ndarray:
         A new C-contiguous array of ``shape`` and the ml_dtypes type of ``to``: each element's
         bits in the low bits of its byte, the high bits zero.  The padding bits of the last
         byte are ignored.  A dask array instead, computed block by block, when ``data`` is one
-        (:doc:`scaling-out`).
+        (the docs' "Scaling out" page).
 
     Raises
     ------

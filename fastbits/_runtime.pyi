@@ -1,8 +1,5 @@
-"""Signatures of the compiled module ``fastbits._runtime`` (the same as ``_runtime_py``).
-
-``get_num_threads`` and ``set_num_threads`` check their argument count themselves (their
-runtime signatures take ``*extra, **keywords`` to raise fastbits' own error): their types are
-the public ones of :mod:`fastbits._signatures`."""
+"""Signatures of the compiled module ``fastbits._runtime`` (the same as ``_runtime_py``);
+``get_num_threads`` and ``set_num_threads`` have the public types of :mod:`fastbits._signatures`."""
 
 from typing import Any
 

@@ -115,23 +115,25 @@ def set_local_threads(n):
     return fb_local_threads_set(n)
 
 
-# The two check their argument count and keywords themselves (spec.call_error), as the pure
-# path's do, where Cython's own messages would differ from Python's.
-def get_num_threads(*extra, **keywords):
+def _get_num_threads():
     """Threads the kernels use for large arrays (1 when built without threads)."""
-    if extra or keywords:
-        raise spec.call_error("get_num_threads", extra, keywords)
     return fastbits_get_num_threads()
 
 
-def set_num_threads(n=spec.REQUIRED, /, *extra, **keywords):
+def _set_num_threads(n, /):
     """Set the threads a large call may use, the caller included (a positive int).
 
     Built without threads, the value is accepted and the kernels stay on one thread.
     """
-    if n is spec.REQUIRED or extra or keywords:
-        raise spec.call_error("set_num_threads", (n, *extra), keywords)
     configure(num_threads=_config.check_num_threads(n))
+
+
+# Python functions, as the pure path's: help() shows a function's, and a call that does not fit
+# gets spec.call_error, word for word the pure path's (Cython's own messages differ).
+_get_num_threads.__name__ = _get_num_threads.__qualname__ = "get_num_threads"
+_set_num_threads.__name__ = _set_num_threads.__qualname__ = "set_num_threads"
+get_num_threads = spec.public_function(_get_num_threads)
+set_num_threads = spec.public_function(_set_num_threads)
 
 
 # ---------------------------------------------------------------------------

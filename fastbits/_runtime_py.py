@@ -30,6 +30,7 @@ def _own() -> dict[str, Any]:
 
 
 @spec.public_function
+@spec.public_function
 def get_num_threads() -> int:
     """Threads a large call may use, the caller included.
 

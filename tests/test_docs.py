@@ -158,6 +158,28 @@ def test_help_shows_the_one_docstring(name, ops):
     assert "_ops_py" not in function.__doc__ and "_ops_c" not in function.__doc__
 
 
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast",
+                                  "cast", "cast_like", "quantize_linear", "dequantize_linear", "pack", "unpack",
+                                  "get_num_threads", "set_num_threads", "get_config", "set_config",
+                                  "config_context", "runtime_info", "release_memory"])
+def test_help_reads_as_a_functions(name):
+    """help() of each public function of the active path calls it a function of a fastbits
+    module, shows its signature first, and names no object it would be a method of; a
+    compiled one pickles by its name."""
+    import pickle
+    import pydoc
+
+    import fastbits
+
+    function = getattr(fastbits, name)
+    title, _, first = pydoc.render_doc(function, renderer=pydoc.plaintext).splitlines()[:3]
+    assert re.fullmatch(rf"Python Library Documentation: (built-in )?function {name} in module fastbits(\.\w+)*",
+                        title), title
+    assert first.startswith(f"{name}(") and "method of" not in first, first
+    assert ":doc:" not in function.__doc__   # a page's name reads as words, not as Sphinx's markup
+    assert pickle.loads(pickle.dumps(function)) is function
+
+
 @pytest.mark.parametrize("name", ["quantize_linear", "dequantize_linear"])
 def test_help_shows_the_quantization_docstring(name, ops):
     """QuantizeLinear and DequantizeLinear on either path: the reference's docstring and

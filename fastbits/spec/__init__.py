@@ -24,7 +24,7 @@ Every ``check_*``/``resolve_*`` function either returns or raises one of the err
 expected.  This package re-exports every public name of its modules.
 """
 
-from .arguments import OPTIONAL_POSITIONAL, REQUIRED, SIGNATURES, call_error, fits, public_function, signature
+from .arguments import OPTIONAL_POSITIONAL, SIGNATURES, call_error, fits, public_function, signature
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
 from .cast import (
     CAST,
@@ -130,7 +130,6 @@ __all__ = [
     "ORDERS",
     "ML_TYPES",
     "PACK",
-    "REQUIRED",
     "SIGNATURES",
     "SINCE_VERSION",
     "SUBBYTE_TYPES",

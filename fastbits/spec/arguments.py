@@ -12,18 +12,8 @@ from .cast import CAST, CAST_LIKE
 from .quantize import DEQUANTIZE, QUANTIZE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 
-__all__ = ["OPTIONAL_POSITIONAL", "REQUIRED", "SIGNATURES", "call_error", "fits", "public_function", "signature"]
+__all__ = ["OPTIONAL_POSITIONAL", "SIGNATURES", "call_error", "fits", "public_function", "signature"]
 
-
-class _Required:
-    def __repr__(self) -> str:
-        return "<required>"
-
-
-#: The default the compiled functions give a positional parameter the caller must pass: they
-#: check the count themselves (:func:`call_error`), where Cython's own message would differ
-#: from Python's.
-REQUIRED: Any = _Required()
 
 #: Each public function's positional-only parameters and keyword-only ones (with defaults).
 SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
@@ -73,10 +63,10 @@ def _names(names: Any) -> str:
 
 def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -> ArgumentTypeError:
     """The error of a call of ``function`` (a key of :data:`SIGNATURES`) that does not fit its
-    signature: ``args`` the positional arguments (:data:`REQUIRED` where none was given),
-    ``keywords`` the keyword arguments it does not take.  Both paths raise it."""
+    signature: ``args`` the positional arguments, ``keywords`` the keyword arguments it does not
+    take.  Both paths raise it."""
     names, _ = SIGNATURES[function]
-    given = [arg for arg in args if arg is not REQUIRED]
+    given = list(args)
     misplaced = [name for name in keywords if name in names]
     if misplaced:
         what = f"{_names(misplaced)} {'is' if len(misplaced) == 1 else 'are'} positional-only, not " + (
