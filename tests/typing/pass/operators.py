@@ -32,7 +32,7 @@ assert_type(fastbits.bitwise_not(i8), npt.NDArray[np.int8])
 assert_type(fastbits.bitwise_not(i8, order="F"), npt.NDArray[np.int8])
 assert_type(fastbits.bitshift(u32, u32, "LEFT"), npt.NDArray[np.uint32])
 assert_type(fastbits.bitshift(i8, 2, "right"), npt.NDArray[np.int8])
-assert_type(fastbits.bitshift(i8, 2, "Right", order=None), npt.NDArray[np.int8])
+assert_type(fastbits.bitshift(i8, 2, "right", order=None), npt.NDArray[np.int8])
 # out: the result is out
 assert_type(fastbits.bitwise_and(i8, i8, out=out_i8), npt.NDArray[np.int8])
 assert_type(fastbits.bitwise_not(i8, out=out_i8), npt.NDArray[np.int8])
