@@ -159,7 +159,9 @@ def test_no_import_cycle():
 
 #: What each lower layer may import of fastbits (besides itself and the packages spec and errors).
 ALLOWED = {
-    "fastbits._config": {"fastbits._cpus"},
+    # _signatures holds types only, which _config reads under TYPE_CHECKING
+    "fastbits._signatures": set(),
+    "fastbits._config": {"fastbits._cpus", "fastbits._signatures"},
     "fastbits._cpus": set(),
     "fastbits._dispatch": set(),
     "fastbits._dask": {"fastbits._config", "fastbits._dispatch"},
