@@ -824,3 +824,32 @@ def test_chart_hatches_an_unsteady_ratio_and_whiskers_its_spread():
         assert "hatched: unsteady" in left.get_xlabel()
     finally:
         plt.close(fig)
+
+
+def test_a_case_timed_in_passes_keeps_every_passes_rounds():
+    """The quick suite times its cases in passes over them all (Mode.passes): a case's samples
+    are every pass's, in order, so that each implementation's sample i is from one round, and
+    its ceiling's probes are timed in each pass too."""
+    import dataclasses
+
+    import numpy as np
+
+    from fastbits._bench.cases import select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import CaseRun
+    from fastbits._bench.timing import CEILING_MIN_BYTES, MODES
+
+    assert MODES["quick"].passes > 1 and MODES["full"].passes == 1
+    quick = MODES["quick"].share()
+    assert quick.passes == 1 and quick.budget * MODES["quick"].passes == MODES["quick"].budget
+    assert quick.min_reps * MODES["quick"].passes >= MODES["quick"].min_reps
+    mode = dataclasses.replace(MODES["smoke"], passes=3)
+    case = next(c for c in select("quick") if c.name == "and int32 n=1M")
+    rng = np.random.default_rng(1)
+    run = CaseRun(case, implementations(fastbits.get_num_threads()), rng, mode, 2)
+    for _ in range(mode.passes):
+        run.time(mode.share(), rng)
+    record = run.record()
+    timed = [r for r in record["results"].values() if r["status"] == "ok"]
+    assert timed and all(r["reps"] == len(r["samples_s"]) == mode.passes * mode.share().min_reps for r in timed)
+    assert record["bytes"] >= CEILING_MIN_BYTES and record["own_ceiling"]["reps"] == mode.passes * mode.share().min_reps

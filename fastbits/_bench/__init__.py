@@ -42,6 +42,9 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   over 100 % of its ceiling is marked, and a note below the table says why:
   it ran faster than the loop timed as its limit, so for that case the
   ceiling is no upper bound;
+* the quick suite times its cases in passes over them all (``Mode.passes``),
+  each pass taking its share of a case's rounds, so that a case's rounds are
+  spread over the whole run; every case's arrays stay alive until the last;
 * every ratio over numpy is the median of the rounds' ratios (each round
   times both alike), with its spread, half their interquartile range; a
   ratio whose spread holds 1x or is wider than 10 % of it is marked unsteady
@@ -78,7 +81,7 @@ from .cases import Case, select
 from .impls import fastbits_name, implementations
 from .plot import save_chart
 from .report import cpu_times, dumps, header_lines, load_during, metadata_dict, table_lines
-from .run import run_case
+from .run import CaseRun, run_case
 from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling
 
 
@@ -185,14 +188,30 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     print(flush=True)
 
     rng = np.random.default_rng(2026)
-    results = []
     before = cpu_times()
-    for k, case in enumerate(chosen, start=2):
-        progress.show(k, case.name)
-        results.append(run_case(case, impls, mode, rng, ceiling["threads"]))
-        against_ceiling(results[-1], ceiling, {i.name: i.threads for i in impls})
-        fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
-        gc.collect()
+    if mode.passes == 1:
+        results = []
+        for k, case in enumerate(chosen, start=2):
+            progress.show(k, case.name)
+            results.append(run_case(case, impls, mode, rng, ceiling["threads"]))
+            fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
+            gc.collect()
+    else:   # every case built and checked, then timed in passes over them all (timing.Mode.passes)
+        runs = []
+        for k, case in enumerate(chosen, start=2):
+            progress.show(k, f"{case.name} (checking)")
+            runs.append(CaseRun(case, impls, rng, mode, ceiling["threads"]))
+            fastbits.set_num_threads(threads)
+        for one in range(mode.passes):
+            for k, (case, run) in enumerate(zip(chosen, runs), start=2):
+                progress.show(k, f"{case.name} (pass {one + 1} of {mode.passes})")
+                run.time(mode.share(), rng)
+                fastbits.set_num_threads(threads)
+            gc.collect()
+        results = [run.record() for run in runs]
+        del runs
+    for record in results:
+        against_ceiling(record, ceiling, {i.name: i.threads for i in impls})
     progress.done()
     meta["load_during"] = load_during(before, cpu_times(), meta["machine"]["usable_cores"] or 1)
     report = {

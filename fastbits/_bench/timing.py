@@ -8,7 +8,7 @@ import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -28,11 +28,22 @@ class Mode:
     budget: float          # timing seconds per case, within [min_reps, max_reps]
     ceiling_elems: int     # 8-byte elements per array of the streaming ceiling (out of cache but in quick)
     ceiling_reps: int
+    # The cases are timed in this many passes over all of them, each taking its share of a
+    # case's rounds, so that a case's rounds are spread over the whole run and its spread holds
+    # what the machine did meanwhile; every case's arrays stay alive until the last pass.
+    passes: int = 1
+
+    def share(self) -> Mode:
+        """The mode of one pass: its share of the rounds and of the budget."""
+        if self.passes == 1:
+            return self
+        return replace(self, min_reps=math.ceil(self.min_reps / self.passes),
+                       max_reps=math.ceil(self.max_reps / self.passes), budget=self.budget / self.passes, passes=1)
 
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    "quick": Mode("quick", 2e-4, 5, 25, 0.06, 1 << 22, 7),     # 3 x 32 MiB
+    "quick": Mode("quick", 2e-4, 6, 24, 0.06, 1 << 22, 7, passes=3),     # 3 x 32 MiB
     "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
 }
 
@@ -134,15 +145,23 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
     finally:
         if gc_was_enabled:
             gc.enable()
-    stats = {}
-    for name in names:
-        s = sorted(samples[name])
-        q1, median, q3 = _quantiles(s)
-        stats[name] = {
-            "median_s": median, "q1_s": q1, "q3_s": q3, "min_s": s[0], "max_s": s[-1],
-            "batch": batch[name], "reps": reps, "samples_s": [float(f"{x:.4g}") for x in samples[name]],
-        }
-    return stats
+    return {name: summary([float(f"{x:.4g}") for x in samples[name]], batch[name]) for name in names}
+
+
+def summary(samples: list[float], batch: int) -> dict[str, Any]:
+    """A function's figures from its samples in the order taken (:func:`time_interleaved`)."""
+    s = sorted(samples)
+    q1, median, q3 = _quantiles(s)
+    return {"median_s": median, "q1_s": q1, "q3_s": q3, "min_s": s[0], "max_s": s[-1], "batch": batch,
+            "reps": len(samples), "samples_s": samples}
+
+
+def merged(first: dict[str, dict[str, Any]] | None, then: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Two passes' :func:`time_interleaved` figures as one: each function's samples, the first
+    pass's then the next one's (so that sample ``i`` of every function is still from one round)."""
+    if first is None:
+        return then
+    return {name: summary(first[name]["samples_s"] + then[name]["samples_s"], first[name]["batch"]) for name in then}
 
 
 def _quantiles(s: list[float]) -> tuple[float, float, float]:
