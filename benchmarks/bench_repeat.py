@@ -5,7 +5,8 @@ times in a row and compare each row's ratio over numpy between the runs.
 
 Each run is a fresh process (``--json`` to a temporary file). For every row and every
 implementation with a ratio over numpy, the table gives the ratio of each run with its printed
-spread (``±``, half the interquartile range of the rounds' ratios) and ``~`` where that run
+spread (``±``, the further end of the interval of rounds' ratios that holds another run's
+ratio with 99 % confidence, as a percentage of the ratio) and ``~`` where that run
 marked it unsteady. A row is *out of its spread* when a run marked it steady and another run's
 ratio differs from that run's by more than that run's printed spread; the last lines count
 them, and the exit status is 1 when there is one. A benchmark of the benchmark, not a test.
@@ -63,8 +64,8 @@ def main() -> int:
                 continue
             cells, bad = [], False
             for i, f in enumerate(found):
-                ratio, (q1, q3) = f["speedup_vs_numpy"], f["speedup_spread"]
-                half = (q3 - q1) / 2
+                ratio, (low, high) = f["speedup_vs_numpy"], f["speedup_spread"]
+                half = max(ratio - low, high - ratio)     # the printed ±: its further end
                 cells.append(f"{ratio:.3g}x ±{half / ratio:.0%}" + (" ~" if f.get("unsteady") else ""))
                 if not f.get("unsteady"):
                     steady_rows += 1

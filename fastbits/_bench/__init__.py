@@ -14,9 +14,9 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   repetition takes one sample of each, in a fresh random order; a sample is a
   batch of calls that takes at least ``Mode.target`` seconds, or one call for
   big arrays, preceded by one untimed call when calls are short (so that each
-  is measured warm, its thread pool awake, whatever ran before it); the
-  figures are the median time per call, its spread (interquartile range,
-  min..max), the ratios numpy/impl and impl/fastbits, and the bytes of the
+  is measured warm, its thread pool awake, whatever ran before it); a case
+  takes at least ``MIN_ROUNDS`` rounds; the figures are the median time per
+  call, its interquartile range and min..max, the ratios numpy/impl and impl/fastbits, and the bytes of the
   elements read and written per second;
 * fastbits compiled runs at its configured thread count (``--threads``) and,
   when that is more than one, also at one thread (``fastbits-c-1t``), the fair
@@ -42,12 +42,17 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   over 100 % of its ceiling is marked, and a note below the table says why:
   it ran faster than the loop timed as its limit, so for that case the
   ceiling is no upper bound;
-* the quick suite times its cases in passes over them all (``Mode.passes``),
-  each pass taking its share of a case's rounds, so that a case's rounds are
-  spread over the whole run; every case's arrays stay alive until the last;
+* the quick suite checks every case, then times them in fifteen passes over
+  them all (``Mode.passes``), each taking one or two of a case's rounds, so
+  that a case's rounds are spread over the whole run and not taken back to
+  back; the passes run in five fresh processes (``Mode.processes``,
+  ``.workers``), three each, and each process measures its own batch sizes
+  (so that no figure of one process holds for the whole run);
 * every ratio over numpy is the median of the rounds' ratios (each round
-  times both alike), with its spread, half their interquartile range; a
-  ratio whose spread holds 1x or is wider than 10 % of it is marked unsteady
+  times both alike), with its spread: the rounds' ratios from the k-th
+  smallest to the k-th largest, k the largest that holds another run's
+  median ratio with 99 % confidence (``timing.spread_rank``); a ratio whose
+  spread holds 1x or reaches more than 10 % from it is marked unsteady
   (``~``) in the table and hatched in the chart; a last line says how busy
   the machine was while the cases ran: the cores other processes kept busy,
   and what a hypervisor took.
@@ -73,8 +78,6 @@ import gc
 import sys
 import time
 
-import numpy as np
-
 import fastbits
 
 from .cases import Case, select
@@ -83,6 +86,7 @@ from .plot import save_chart
 from .report import cpu_times, dumps, header_lines, load_during, metadata_dict, table_lines
 from .run import CaseRun, run_case
 from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling
+from .workers import case_rng, time_passes
 
 
 class _Progress:
@@ -123,7 +127,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
                     "onnx's evaluator and fastbits' subclass; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(under 15 s on a 2-core machine); --full for the whole suite.",
+                    "(about 20 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps
@@ -187,27 +191,28 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
             print(f"  {impl.name:<14} {impl.description}" + ("" if impl.available else f"  [absent: {impl.reason}]"))
     print(flush=True)
 
-    rng = np.random.default_rng(2026)
     before = cpu_times()
     if mode.passes == 1:
         results = []
-        for k, case in enumerate(chosen, start=2):
-            progress.show(k, case.name)
-            results.append(run_case(case, impls, mode, rng, ceiling["threads"]))
+        for k, case in enumerate(chosen):
+            progress.show(k + 2, case.name)
+            results.append(run_case(case, impls, mode, case_rng(k), ceiling["threads"]))
             fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
             gc.collect()
-    else:   # every case built and checked, then timed in passes over them all (timing.Mode.passes)
+    else:   # every case built and checked here, then timed in passes over them all, in fresh
+        # processes (timing.Mode.passes and .processes, .workers)
         runs = []
-        for k, case in enumerate(chosen, start=2):
-            progress.show(k, f"{case.name} (checking)")
-            runs.append(CaseRun(case, impls, rng, mode, ceiling["threads"]))
+        for k, case in enumerate(chosen):
+            progress.show(k + 2, f"{case.name} (checking)")
+            runs.append(CaseRun(case, impls, case_rng(k), mode, ceiling["threads"]))
             fastbits.set_num_threads(threads)
-        for one in range(mode.passes):
-            for k, (case, run) in enumerate(zip(chosen, runs), start=2):
-                progress.show(k, f"{case.name} (pass {one + 1} of {mode.passes})")
-                run.time(mode.share(), rng)
-                fastbits.set_num_threads(threads)
-            gc.collect()
+        def show(one: int, k: int, name: str) -> None:
+            progress.show(k + 2, f"{name} (pass {one + 1} of {mode.passes})")
+        per = mode.passes // mode.processes
+        for worker in range(mode.processes):
+            passes = range(worker * per, (worker + 1) * per)
+            for run, timed in zip(runs, time_passes(chosen, runs, mode, threads, ceiling["threads"], passes, show)):
+                run.add(timed)
         results = [run.record() for run in runs]
         del runs
     for record in results:

@@ -136,7 +136,7 @@ def chart_figure(report: dict[str, Any], operator: str | None = None) -> Any:
     bars = left.barh(ys, [min(s or 0, top) for s in speedups], height=0.75,
                      color=[FASTER if s and s >= 1 else SLOWER for s in speedups])
     # An unsteady ratio's bar is hatched and pale; every bar's spread over the rounds is a
-    # whisker (the interquartile range of the rounds' ratios), drawn where it fits the axis.
+    # whisker (timing.paired_ratio's spread of the rounds' ratios), drawn where it fits the axis.
     unsteady = False
     for bar, s, case in zip(bars, speedups, rows):
         result = case["results"].get(fb, {})

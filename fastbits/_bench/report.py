@@ -13,7 +13,7 @@ from typing import Any
 
 import fastbits
 
-from .timing import UNSTEADY_SPREAD, WARM_CALL_BELOW, Mode
+from .timing import MIN_ROUNDS, SPREAD_CONFIDENCE, UNSTEADY_SPREAD, WARM_CALL_BELOW, Mode
 
 
 def _version(dist: str) -> str | None:
@@ -43,8 +43,9 @@ def _load_average() -> list[float] | None:
 
 def cpu_times() -> dict[str, float] | None:
     """The machine's busy and stolen CPU seconds so far (Linux's /proc/stat: every CPU's time
-    neither idle nor waiting, and the time a hypervisor gave other machines), this process's
-    own CPU seconds and the wall clock; None where /proc/stat is absent."""
+    neither idle nor waiting, and the time a hypervisor gave other machines), the CPU seconds of
+    this process and of the workers it waited for (:mod:`.workers`) and the wall clock; None
+    where /proc/stat is absent."""
     try:
         with open("/proc/stat") as f:
             fields = [int(x) for x in f.readline().split()[1:9]]
@@ -54,7 +55,7 @@ def cpu_times() -> dict[str, float] | None:
     tick = os.sysconf("SC_CLK_TCK")
     own = os.times()
     return {"busy_s": (user + nice + system + irq + softirq) / tick, "steal_s": steal / tick,
-            "own_s": own.user + own.system, "wall_s": time.monotonic()}
+            "own_s": own.user + own.system + own.children_user + own.children_system, "wall_s": time.monotonic()}
 
 
 #: Other work that took this share of the machine's cores while the cases ran makes the run
@@ -135,7 +136,8 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
         "method": {"target_sample_s": mode.target, "min_reps": mode.min_reps, "max_reps": mode.max_reps,
                    "budget_per_case_s": mode.budget, "interleaved": "one sample of each implementation per repetition, in a random order",
                    "warm_call": f"one untimed call before each sample of calls under {WARM_CALL_BELOW * 1e3:g} ms",
-                   "statistic": "median time per call; spread = interquartile range",
+                   "statistic": "median time per call; a ratio's spread = the rounds' ratios that hold another "
+                                f"run's median ratio with {SPREAD_CONFIDENCE:.0%} confidence",
                    "gbps": "bytes of the elements read + written per call / median time",
                    "percent_of_ceiling": "gbps / the case's ceiling (see ceiling.rule) * 100"},
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -157,14 +159,15 @@ def fmt_ratio(x: float | None) -> str:
 
 
 def fmt_speedup(r: dict[str, Any], key: str = "speedup_vs_numpy") -> str:
-    """A result's ratio with its spread over the rounds, as a percentage of it: ``1.06x ±3%``,
-    with ``~`` after it when the ratio is unsteady (:data:`~.timing.UNSTEADY_SPREAD`)."""
+    """A result's ratio with its spread over the rounds, as a percentage of it (the further of
+    the spread's ends from the ratio): ``1.06x ±3%``, with ``~`` after it when the ratio is
+    unsteady (:data:`~.timing.UNSTEADY_SPREAD`)."""
     if r.get("status") != "ok":
         return r.get("status", "-")
     x, spread = r.get(key), r.get("speedup_spread")
     text = fmt_ratio(x)
     if x and spread:
-        text += f" ±{(spread[1] - spread[0]) / 2 / x * 100:.0f}%"
+        text += f" ±{max(x - spread[0], spread[1] - x) / x * 100:.0f}%"
     return text + (" ~" if r.get("unsteady") else "")
 
 
@@ -346,10 +349,12 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         return baseline_lines(report)[1:]
     lines = _aligned([cols] + rows)
     lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), the median over the "
-                 "interleaved rounds; ±: half the interquartile range of the rounds' ratios, as a percentage of it")
+                 f"interleaved rounds; ±: how far, as a percentage of it, another run's ratio may lie from it "
+                 f"(its spread: the rounds' ratios that hold another run's with {SPREAD_CONFIDENCE:.0%} confidence)")
     if "~" in marks:
-        lines.append(f"~: unsteady: the rounds' ratios do not settle it (their interquartile range holds 1x or is "
-                     f"wider than {UNSTEADY_SPREAD:.0%} of the ratio); run again on an idle machine")
+        lines.append(f"~: unsteady: the rounds' ratios do not settle it (its spread holds 1x or reaches more than "
+                     f"{UNSTEADY_SPREAD:.0%} from it, or it has fewer than {MIN_ROUNDS} rounds); run again on an "
+                     "idle machine")
     lines.append(f"% ceil: of the cache or streaming ceiling at fastbits' threads, for cases moving "
                  f"{report.get('ceiling', {}).get('ceiling_min_bytes', 0) >> 10} KiB or more (--verbose: all "
                  "implementations, spreads and the rule)")

@@ -11,7 +11,7 @@ import numpy as np
 
 from .cases import Case, bytes_moved, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
-from .timing import (CEILING_MIN_BYTES, VIEW_NOTE, Mode, measured_ceiling, merged, paired_ratio, run_before,
+from .timing import (CEILING_MIN_BYTES, VIEW_NOTE, Mode, calibrate, measured_ceiling, merged, paired_ratio, run_before,
                      streaming_probes, time_interleaved)
 
 
@@ -46,14 +46,20 @@ class CaseRun:
     With ``ceiling_threads``, a case that moves at least CEILING_MIN_BYTES also times its
     ceiling, the kernels' own loop on its own arrays (or fresh ones of its size), reading as many
     streams as it does (1 or 2), on one thread and on ``ceiling_threads``, interleaved with its
-    implementations: the record's ``own_ceiling``."""
+    implementations: the record's ``own_ceiling``.
+
+    ``checked`` names the implementations another process checked on the same arrays
+    (:mod:`.workers`): only those are prepared, and nothing is checked again."""
 
     def __init__(self, case: Case, impls: list[Impl], rng: np.random.Generator, mode: Mode,
-                 ceiling_threads: int | None = None):
+                 ceiling_threads: int | None = None, checked: set[str] | None = None):
         self.case = case
         arrays = case.build(rng)
+        if checked is not None:
+            impls = [i for i in impls if i.name in checked]
         numpy_fn = numpy_prepare(case, arrays)
-        expected = np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True)
+        expected = (None if checked is not None else
+                    np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True))
         self.nbytes = nbytes = bytes_moved(case, arrays)
         self.results: dict[str, dict[str, Any]] = {}
         self.fns: dict[str, Callable[[], Any]] = {}
@@ -72,6 +78,9 @@ class CaseRun:
                 results[impl.name] = {"status": "n/a", "reason": fn}
                 continue
             try:
+                if expected is None:
+                    fns[impl.name] = fn
+                    continue
                 run_before(fn)
                 result = fn()
                 if case.result is not None:     # the array the call's result is checked by
@@ -88,10 +97,15 @@ class CaseRun:
             if why:
                 results[impl.name] = {"status": "wrong", "reason": why}
                 continue
+            if impl.name in mode.untimed and impl.name != fastbits_name():
+                results[impl.name] = {"status": "untimed",
+                                      "reason": f"right; timed by --full, not by the {mode.name} suite"}
+                continue
             fns[impl.name] = fn
         del expected
         self.arrays = arrays
         self.timed: dict[str, dict[str, Any]] | None = None
+        self.calibration: dict[str, tuple[int, float]] | None = None
         self.probes: dict[str, Callable[[], Any]] = {}
         self.info: dict[str, Any] | None = None
         self._held = contextlib.ExitStack()
@@ -103,9 +117,23 @@ class CaseRun:
 
     def time(self, mode: Mode, rng: np.random.Generator) -> None:
         """One pass: each checked implementation (and the ceiling's probes) timed interleaved, its
-        samples added to those of the passes before."""
+        samples added to those of the passes before. The first pass calibrates the batches, and
+        the later ones reuse them."""
         if self.fns:
-            self.timed = merged(self.timed, time_interleaved(self.fns | self.probes, mode, rng))
+            self.calibrate(mode)
+            self.timed = merged(self.timed, time_interleaved(self.fns | self.probes, mode, rng,
+                                                             calibration=self.calibration))
+
+    def calibrate(self, mode: Mode) -> None:
+        """The batch sizes of the case's timed functions (:func:`.timing.calibrate`), unless
+        they are known: measured once, for every pass."""
+        if self.fns and self.calibration is None:
+            self.calibration = calibrate(self.fns | self.probes, mode)
+
+    def add(self, timed: dict[str, dict[str, Any]] | None) -> None:
+        """A pass timed elsewhere (:mod:`.workers`): its samples added to those before."""
+        if timed:
+            self.timed = merged(self.timed, timed)
 
     def record(self) -> dict[str, Any]:
         """The case's record of the report, from every pass's samples; the arrays are let go."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import statistics
@@ -29,22 +30,42 @@ class Mode:
     ceiling_elems: int     # 8-byte elements per array of the streaming ceiling (out of cache but in quick)
     ceiling_reps: int
     # The cases are timed in this many passes over all of them, each taking its share of a
-    # case's rounds, so that a case's rounds are spread over the whole run and its spread holds
-    # what the machine did meanwhile; every case's arrays stay alive until the last pass.
+    # case's rounds (one or two), so that a case's rounds are spread over the whole run and its
+    # spread holds what the machine did meanwhile: a host's state can hold a case's time on one
+    # level for a second or more, and rounds taken back to back would all see the same one.
+    # Every case's arrays stay alive until the last pass.
     passes: int = 1
+    # The passes run in this many fresh processes, each taking an equal run of them
+    # (:mod:`.workers`), so that what one process's memory layout does shows in the spread.
+    processes: int = 1
+    # Implementations checked but not timed (unless one is fastbits' own, as the pure path is
+    # on a pure install): the quick suite leaves the pure path's timing, a third of its rounds'
+    # time, to the full one.
+    untimed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.passes < 1 or self.processes < 1 or self.passes % self.processes:
+            raise ValueError(f"bench mode {self.name!r}: {self.passes} passes do not split evenly over "
+                             f"{self.processes} processes")
 
     def share(self) -> Mode:
         """The mode of one pass: its share of the rounds and of the budget."""
         if self.passes == 1:
             return self
         return replace(self, min_reps=math.ceil(self.min_reps / self.passes),
-                       max_reps=math.ceil(self.max_reps / self.passes), budget=self.budget / self.passes, passes=1)
+                       max_reps=math.ceil(self.max_reps / self.passes), budget=self.budget / self.passes, passes=1,
+                       processes=1)
 
+
+#: Rounds a case takes at least: the fewest whose range holds another run's median ratio with
+#: SPREAD_CONFIDENCE (spread_rank), so that every ratio can state its spread.
+MIN_ROUNDS = 13
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    "quick": Mode("quick", 2e-4, 6, 24, 0.06, 1 << 22, 7, passes=3),     # 3 x 32 MiB
-    "full": Mode("full", 5e-4, 11, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
+    "quick": Mode("quick", 2e-4, MIN_ROUNDS, 24, 0.06, 1 << 22, 7, passes=15, processes=5,   # 3 x 32 MiB
+                  untimed=("fastbits-py",)),
+    "full": Mode("full", 5e-4, MIN_ROUNDS, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
 }
 
 
@@ -99,28 +120,11 @@ def _batch_sampler(fn: Callable[[], Any], n: int, warm: bool) -> Callable[[], fl
     return sample
 
 
-def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
-                     rng: np.random.Generator | None = None,
-                     warm_below: float = WARM_CALL_BELOW) -> dict[str, dict[str, Any]]:
-    """Median and spread of the time per call of each function.
-
-    Every repetition takes one sample of each function, in a fresh random order
-    (so that no function always follows the same one: thread pools that spin
-    after a call slow down whatever runs next). A function faster than
-    :data:`WARM_CALL_BELOW` is called once, untimed, before each of its samples,
-    so that its own thread pool is awake and its data in cache whatever ran
-    before it: the figures are the speed of back-to-back calls. ``warm_below=0``
-    leaves that call out: each sample then follows whatever ran before it.
-
-    Each function's ``samples_s`` are in the order taken: sample ``i`` of every
-    function comes from repetition ``i``, so that two functions can be compared
-    repetition by repetition (:func:`against_ceiling` does).
-    """
-    names = list(fns)
-    rng = rng or np.random.default_rng(0)
-    batch, per_sample, per_call = {}, {}, {}
-    for name in names:                     # warm-up, and the batch size
-        fn = fns[name]
+def calibrate(fns: dict[str, Callable[[], Any]], mode: Mode) -> dict[str, tuple[int, float]]:
+    """Each function's batch (calls per sample, so that a sample lasts ``mode.target``) and its
+    time per call, after a warm-up call."""
+    out = {}
+    for name, fn in fns.items():
         run_before(fn)
         fn()
         one = min(time_once(fn) for _ in range(2))
@@ -130,12 +134,43 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
             for _ in range(n):
                 fn()
             one = (time.perf_counter() - t0) / n
-            batch[name] = max(1, math.ceil(mode.target / max(one, 1e-8)))
+            out[name] = (max(1, math.ceil(mode.target / max(one, 1e-8))), one)
         else:
-            batch[name] = 1
-        per_call[name] = one
-        per_sample[name] = one * batch[name]
-    round_time = sum(per_sample[n] + (per_call[n] if per_call[n] < warm_below else 0) for n in names) or 1e-9
+            out[name] = (1, one)
+    return out
+
+
+def time_interleaved(fns: dict[str, Callable[[], Any]], mode: Mode,
+                     rng: np.random.Generator | None = None,
+                     warm_below: float = WARM_CALL_BELOW,
+                     calibration: dict[str, tuple[int, float]] | None = None) -> dict[str, dict[str, Any]]:
+    """Median and spread of the time per call of each function.
+
+    Every repetition takes one sample of each function, in a fresh random order
+    (so that no function always follows the same one: thread pools that spin
+    after a call slow down whatever runs next). A function faster than
+    :data:`WARM_CALL_BELOW` is called once, untimed, before each of its samples,
+    so that its own thread pool is awake and its data in cache whatever ran
+    before it: the figures are the speed of back-to-back calls. ``warm_below=0``
+    leaves that call out: each sample then follows whatever ran before it.
+    ``calibration`` is :func:`calibrate`'s of an earlier pass over the same
+    functions (each then gets a warm-up call only); without it, it is measured.
+
+    Each function's ``samples_s`` are in the order taken: sample ``i`` of every
+    function comes from repetition ``i``, so that two functions can be compared
+    repetition by repetition (:func:`against_ceiling` does).
+    """
+    names = list(fns)
+    rng = rng or np.random.default_rng(0)
+    if calibration is None:
+        calibration = calibrate(fns, mode)
+    else:
+        for fn in fns.values():
+            run_before(fn)
+            fn()
+    batch = {name: calibration[name][0] for name in names}
+    per_call = {name: calibration[name][1] for name in names}
+    round_time = sum(per_call[n] * batch[n] + (per_call[n] if per_call[n] < warm_below else 0) for n in names) or 1e-9
     reps = int(min(mode.max_reps, max(mode.min_reps, mode.budget // round_time)))
     samplers = {name: _batch_sampler(fns[name], batch[name], per_call[name] < warm_below) for name in names}
     gc_was_enabled = gc.isenabled()
@@ -171,24 +206,57 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
     return q[0], statistics.median(s), q[2]
 
 
-#: A ratio is unsteady when the middle half of its round-by-round values (their interquartile
-#: range) holds 1.0x, so that the rounds do not settle which side is faster, or is wider than
-#: this fraction of their median: the rule of thumb of pyperf, which calls a benchmark unstable
-#: when its standard deviation passes 10 % of its mean.
+#: How sure a ratio's spread is: the spread is the interval of the rounds' ratios that holds the
+#: median ratio of another run of as many rounds with at least this probability, if the rounds
+#: of both runs are exchangeable (:func:`spread_rank`).
+SPREAD_CONFIDENCE = 0.99
+
+#: A ratio is unsteady when its spread holds 1.0x, so that the rounds do not settle which side
+#: is faster, or reaches further than this fraction of the ratio from it: the rule of thumb of
+#: pyperf, which calls a benchmark unstable when its standard deviation passes 10 % of its mean.
 UNSTEADY_SPREAD = 0.10
+
+
+def _outside(n: int, k: int) -> float:
+    """An upper bound on the probability that the median of ``n`` rounds falls outside
+    ``[x_(k), x_(n+1-k)]``, the k-th smallest and k-th largest of ``n`` other rounds, when all
+    ``2n`` are exchangeable. The two runs' rounds, pooled and sorted, are a random arrangement of
+    ``n`` of each; ``j`` of the second run's fall below the first run's k-th smallest in
+    ``C(k-1+j, j) C(2n-k-j, n-j)`` of the ``C(2n, n)`` arrangements, and its median falls there
+    only if ``j`` reaches ``ceil(n/2)`` (for an even ``n`` that is its lower middle one, whence
+    the bound); the upper side is the mirror image."""
+    below = sum(math.comb(k - 1 + j, j) * math.comb(2 * n - k - j, n - j) for j in range((n + 1) // 2, n + 1))
+    return 2 * below / math.comb(2 * n, n)
+
+
+@functools.lru_cache(maxsize=None)
+def spread_rank(n: int, confidence: float = SPREAD_CONFIDENCE) -> int:
+    """The largest ``k`` whose interval ``[x_(k), x_(n+1-k)]`` of ``n`` rounds holds another
+    run's median with ``confidence`` (:func:`_outside`); 0 when even the whole range of ``n``
+    rounds does not (fewer than :data:`MIN_ROUNDS` at 99 %: there are too few to say)."""
+    k = 0
+    while k < n // 2 and _outside(n, k + 1) <= 1 - confidence:
+        k += 1
+    return k
 
 
 def paired_ratio(numerators: list[float], denominators: list[float]) -> dict[str, Any] | None:
     """The ratio of two implementations' times, round by round: ``numerators[i] /
     denominators[i]`` for each repetition ``i`` of :func:`time_interleaved` (both sampled in the
     same round, so that the machine's drift hits them alike). Its ``ratio`` is the median over
-    the rounds, its ``spread`` their interquartile range, and ``unsteady`` says that the spread
-    holds 1.0x or is wider than :data:`UNSTEADY_SPREAD` of the ratio. None without rounds to pair."""
+    the rounds, its ``spread`` the interval of them that another run's ratio falls in with
+    :data:`SPREAD_CONFIDENCE` (:func:`spread_rank`; all of them when there are too few rounds
+    for that), and ``unsteady`` says that there are too few rounds, or that the spread holds
+    1.0x or reaches further than :data:`UNSTEADY_SPREAD` of the ratio from it. None without
+    rounds to pair."""
     if not numerators or len(numerators) != len(denominators) or not all(d > 0 for d in denominators):
         return None
-    q1, ratio, q3 = _quantiles(sorted(n / d for n, d in zip(numerators, denominators)))
-    return {"ratio": ratio, "spread": [q1, q3],
-            "unsteady": q1 <= 1.0 <= q3 or q3 - q1 > UNSTEADY_SPREAD * ratio}
+    xs = sorted(n / d for n, d in zip(numerators, denominators))
+    ratio = statistics.median(xs)
+    k = spread_rank(len(xs))
+    low, high = xs[max(k, 1) - 1], xs[-max(k, 1)]
+    return {"ratio": ratio, "spread": [low, high],
+            "unsteady": k == 0 or low <= 1.0 <= high or max(ratio - low, high - ratio) > UNSTEADY_SPREAD * ratio}
 
 
 # ---------------------------------------------------------------------------
