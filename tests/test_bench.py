@@ -828,6 +828,10 @@ def test_int4_model_script_uses_the_bench_builder():
     theirs = script.model(64, np.random.default_rng(5))
     ours = int4_matmul_model(*int4_weight(64, np.random.default_rng(5)))
     assert theirs.SerializeToString() == ours.SerializeToString()
+    # a process's loads: each load timed, and every load (in either evaluator) the same result
+    got = {who: script.loads(who, 64, 2) for who in ("onnx", "fastbits")}
+    assert all(len(g["times"][step]) == 2 for g in got.values() for step in script.STEPS)
+    assert got["onnx"]["digests"] == got["fastbits"]["digests"] and len(got["onnx"]["digests"]) == 1
 
 
 def test_chart_hatches_an_unsteady_ratio_and_whiskers_its_spread():

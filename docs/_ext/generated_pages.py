@@ -162,9 +162,10 @@ def performance_markdown(report: dict[str, Any]) -> str:
     models = [case for case in cases if case.get("baseline")]
     if models:
         lines += ["### A quantized model", "",
-                  "The int4 MatMul model of {doc}`quantize` (`python benchmarks/int4_model.py` times the same): "
-                  "building the evaluator and one run, in onnx's `ReferenceEvaluator` and in "
-                  "`fastbits.onnx_ops.ReferenceEvaluator`; the ratio is onnx's time over fastbits'.", ""]
+                  "The int4 MatMul model of {doc}`quantize`: building the evaluator and one run, in onnx's "
+                  "`ReferenceEvaluator` and in `fastbits.onnx_ops.ReferenceEvaluator`, loaded again and "
+                  "again in the bench's process; the ratio is onnx's time over fastbits'. "
+                  "`python benchmarks/int4_model.py` times a process's first load too.", ""]
         rows = []
         for case in models:
             res = case["results"]

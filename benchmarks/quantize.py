@@ -1,0 +1,85 @@
+"""QuantizeLinear and DequantizeLinear at the issue's sizes, against onnx's evaluator and np.copy.
+
+    python benchmarks/quantize.py [--rounds 9]
+
+Rows: DequantizeLinear of the int4 model's 4096 x 4096 weight (blocks of 32 along axis 1,
+float32 scales) into float32, and QuantizeLinear of 16M float32 values into int4 and into
+FLOAT8E4M3FN (one float32 scale).  Each round calls every column once, in a fresh random
+order: fastbits at its threads and on one thread, onnx's ReferenceEvaluator running a one-node
+model (fastbits._bench.ort's), and, for DequantizeLinear, ``np.copy`` of its float32 result
+(numpy's copy, one thread: a floor for any call that writes those 64 MiB).  The table gives the
+medians and the ratios of onnx's and np.copy's times over fastbits' at its threads and on one
+thread (above 1: fastbits is faster).  Every column's result is checked against fastbits' first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import ml_dtypes
+import numpy as np
+from onnx.reference import ReferenceEvaluator
+
+import fastbits
+from fastbits._bench.models import INT4_BLOCK, int4_weight
+from fastbits._bench.ort import Models
+
+
+def rows(rng: np.random.Generator):
+    """(name, {column: call}) of each row."""
+    models = Models()
+    w, scales = int4_weight(4096, rng)
+    dq = ReferenceEvaluator(models.quantize("dequantize", w.dtype, np.float32, "FLOAT", 1, INT4_BLOCK))
+    result = fastbits.dequantize_linear(w, scales, axis=1, block_size=INT4_BLOCK)
+    found = [("DequantizeLinear int4 (4096, 4096) block 32 -> float32", {
+        "fastbits": lambda: fastbits.dequantize_linear(w, scales, axis=1, block_size=INT4_BLOCK),
+        "onnx": lambda: dq.run(None, {"x": w, "scale": scales})[0],
+        "np.copy": lambda: np.copy(result)})]
+    x = (rng.standard_normal(16 << 20) * 4).astype(np.float32)
+    scale = np.array(0.5, np.float32)
+    for to, dtype in (("INT4", ml_dtypes.int4), ("FLOAT8E4M3FN", ml_dtypes.float8_e4m3fn)):
+        q = ReferenceEvaluator(models.quantize("quantize", np.float32, np.float32, to))
+        found.append((f"QuantizeLinear float32 -> {to}, 16M values", {
+            "fastbits": lambda dtype=dtype: fastbits.quantize_linear(x, scale, output_dtype=dtype),
+            "onnx": lambda q=q: q.run(None, {"x": x, "scale": scale})[0]}))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    threads = fastbits.get_num_threads()
+    print(f"{args.rounds} interleaved rounds, medians; fastbits at {threads} threads and at 1")
+    for name, calls in rows(rng):
+        calls = dict(calls)
+        one = calls["fastbits"]
+
+        def on_one_thread(one=one):
+            with fastbits.config_context(num_threads=1):
+                return one()
+        calls["fastbits 1t"] = on_one_thread
+        expected = calls["fastbits"]()
+        for who, call in calls.items():
+            got = call()
+            if who != "np.copy" and got.tobytes() != expected.tobytes():
+                raise SystemExit(f"{name}: {who}'s result differs from fastbits'")
+        times: dict[str, list[float]] = {who: [] for who in calls}
+        for _ in range(args.rounds):
+            for who in rng.permutation(list(calls)):
+                start = time.perf_counter()
+                calls[who]()
+                times[who].append(time.perf_counter() - start)
+        medians = {who: statistics.median(t) for who, t in times.items()}
+        print(name)
+        for who, median in medians.items():
+            ratio = "" if who.startswith("fastbits") else (f"  {median / medians['fastbits']:5.2f}x fastbits', "
+                                                           f"{median / medians['fastbits 1t']:5.2f}x fastbits 1t's")
+            print(f"  {who:12s} {median * 1e3:8.2f} ms{ratio}")
+
+
+if __name__ == "__main__":
+    main()
