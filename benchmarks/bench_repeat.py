@@ -5,11 +5,12 @@ times in a row and compare each row's ratio over numpy between the runs.
 
 Each run is a fresh process (``--json`` to a temporary file). For every row and every
 implementation with a ratio over numpy, the table gives the ratio of each run with its printed
-spread (``±``, the further end of the interval of rounds' ratios that holds another run's
-ratio with 99 % confidence, as a percentage of the ratio) and ``~`` where that run
-marked it unsteady. A row is *out of its spread* when a run marked it steady and another run's
-ratio differs from that run's by more than that run's printed spread; the last lines count
-them, and the exit status is 1 when there is one. A benchmark of the benchmark, not a test.
+spread as the table prints it (``±``, the further end of the interval of rounds' ratios that
+holds another run's ratio with 99 % confidence, as a whole percentage of the ratio rounded
+up) and ``~`` where that run marked it unsteady. A row is *out of its spread* when a run
+marked it steady and another run's ratio differs from that run's by more than that run's
+printed spread; the last lines count them, and the exit status is 1 when there is one. A
+benchmark of the benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+from fastbits._bench.report import spread_percent
 
 
 def run_once(args: argparse.Namespace, path: str) -> dict:
@@ -64,12 +67,13 @@ def main() -> int:
                 continue
             cells, bad = [], False
             for i, f in enumerate(found):
-                ratio, (low, high) = f["speedup_vs_numpy"], f["speedup_spread"]
-                half = max(ratio - low, high - ratio)     # the printed ±: its further end
-                cells.append(f"{ratio:.3g}x ±{half / ratio:.0%}" + (" ~" if f.get("unsteady") else ""))
+                ratio = f["speedup_vs_numpy"]
+                percent = spread_percent(ratio, f["speedup_spread"])     # the printed ±
+                cells.append(f"{ratio:.3g}x ±{percent}%" + (" ~" if f.get("unsteady") else ""))
                 if not f.get("unsteady"):
                     steady_rows += 1
-                    if any(abs(g["speedup_vs_numpy"] - ratio) > half for j, g in enumerate(found) if j != i):
+                    if any(abs(g["speedup_vs_numpy"] - ratio) > percent / 100 * ratio
+                           for j, g in enumerate(found) if j != i):
                         bad = True
             label = f"{case['name']} [{name}]"
             rows.append((label, cells, bad))

@@ -479,6 +479,17 @@ def test_the_table_is_one_line_a_case():
     assert lines[-1].startswith("% ceil: ")
 
 
+def test_the_printed_spread_is_rounded_up():
+    """The table's ± is the spread's further end as a whole percentage of the ratio, rounded
+    outward: never less than the spread, and exact percentages stay as they are."""
+    from fastbits._bench.report import spread_percent
+
+    assert spread_percent(1.0, [0.99, 1.031]) == 4        # 3.1 %: printed 4 %
+    assert spread_percent(2.0, [1.9, 2.01]) == 5          # the further end counts
+    assert spread_percent(1.5, [1.44, 1.56]) == 4         # 4 % exactly, whatever the float error
+    assert spread_percent(1.0, [1.0, 1.0]) == 0
+
+
 def test_the_table_marks_what_it_is_not_sure_of():
     """An unsteady ratio is marked ~ and a percentage over 100 % of its ceiling *, each mark
     explained below the table once; a report with its metadata ends with the load line."""
@@ -868,13 +879,13 @@ def test_a_case_timed_in_passes_keeps_every_passes_rounds():
     from fastbits._bench.cases import select
     from fastbits._bench.impls import implementations
     from fastbits._bench.run import CaseRun
-    from fastbits._bench.timing import CEILING_MIN_BYTES, MODES
+    from fastbits._bench.timing import CEILING_MIN_BYTES, MIN_ROUNDS, MODES
 
     assert MODES["quick"].passes > MODES["quick"].processes > 1 and MODES["full"].passes == 1
     quick = MODES["quick"].share()
     assert quick.passes == quick.processes == 1 and quick.budget * MODES["quick"].passes == MODES["quick"].budget
-    assert quick.min_reps * MODES["quick"].passes >= MODES["quick"].min_reps
-    assert quick.max_reps <= 2      # a case's rounds are not taken back to back
+    assert quick.min_reps * MODES["quick"].passes >= MODES["quick"].min_reps >= MIN_ROUNDS
+    assert quick.min_reps == quick.max_reps == 1      # a case's rounds are not taken back to back
     with pytest.raises(ValueError, match="do not split evenly over 2 processes"):
         dataclasses.replace(MODES["smoke"], passes=3, processes=2)
     mode = dataclasses.replace(MODES["smoke"], passes=3)

@@ -29,7 +29,7 @@ from fastbits._bench.cases import select
 from fastbits._bench.plot import operator_of, operators, save_chart
 from fastbits._bench.report import (OVER_CEILING, fmt_percent, fmt_ratio, fmt_speedup, fmt_time, kernels_digest,
                                    load_line)
-from fastbits._bench.timing import UNSTEADY_SPREAD
+from fastbits._bench.timing import SPREAD_CONFIDENCE, UNSTEADY_SPREAD
 
 DOCS = pathlib.Path(__file__).resolve().parents[1]
 OUT = DOCS / "_generated"
@@ -116,9 +116,11 @@ def performance_markdown(report: dict[str, Any]) -> str:
                      if slower else ""), ""]
     lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
               "numpy (numpy's time over its own: above 1x it is faster), the median of the "
-              "interleaved rounds' ratios, with its spread: ±, half their interquartile range, as a "
-              f"percentage of it. A ratio whose spread holds 1x or is wider than {UNSTEADY_SPREAD:.0%} of "
-              "it is unsteady, marked ~ (hatched in the charts): the rounds did not settle it. "
+              "interleaved rounds' ratios, with its spread: ±, how far another run's ratio may lie from "
+              f"it with {SPREAD_CONFIDENCE:.0%} confidence, as a percentage of it rounded up (how it is "
+              "computed is told above). A ratio whose spread holds 1x or reaches more than "
+              f"{UNSTEADY_SPREAD:.0%} from it is unsteady, marked ~ (hatched in the charts): the rounds "
+              "did not settle it. "
               "\"wrong\" marks a result "
               "that differs from numpy's (it is not timed), \"n/a\" a case the implementation has "
               "no form of. The last column is fastbits' percentage of the case's ceiling, for the "

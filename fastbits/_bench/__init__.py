@@ -43,7 +43,7 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   it ran faster than the loop timed as its limit, so for that case the
   ceiling is no upper bound;
 * the quick suite checks every case, then times them in fifteen passes over
-  them all (``Mode.passes``), each taking one or two of a case's rounds, so
+  them all (``Mode.passes``), each taking one round of every case, so
   that a case's rounds are spread over the whole run and not taken back to
   back; the passes run in five fresh processes (``Mode.processes``,
   ``.workers``), three each, and each process measures its own batch sizes

@@ -4,6 +4,7 @@ summary, and the JSON."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import re
@@ -158,16 +159,24 @@ def fmt_ratio(x: float | None) -> str:
     return "-" if x is None else (f"{x:.3g}x" if x < 100 else f"{x:.0f}x")
 
 
+def spread_percent(ratio: float, spread: list[float]) -> int:
+    """The spread as the table prints it: the further of its ends from the ratio, as a whole
+    percentage of the ratio, rounded up, as an interval is rounded outward, so that the printed
+    figure never says less than the spread does."""
+    exact = max(ratio - spread[0], spread[1] - ratio) / ratio * 100
+    return math.ceil(round(exact, 6))
+
+
 def fmt_speedup(r: dict[str, Any], key: str = "speedup_vs_numpy") -> str:
-    """A result's ratio with its spread over the rounds, as a percentage of it (the further of
-    the spread's ends from the ratio): ``1.06x ±3%``, with ``~`` after it when the ratio is
-    unsteady (:data:`~.timing.UNSTEADY_SPREAD`)."""
+    """A result's ratio with its spread over the rounds (:func:`spread_percent`):
+    ``1.06x ±3%``, with ``~`` after it when the ratio is unsteady
+    (:data:`~.timing.UNSTEADY_SPREAD`)."""
     if r.get("status") != "ok":
         return r.get("status", "-")
     x, spread = r.get(key), r.get("speedup_spread")
     text = fmt_ratio(x)
     if x and spread:
-        text += f" ±{max(x - spread[0], spread[1] - x) / x * 100:.0f}%"
+        text += f" ±{spread_percent(x, spread)}%"
     return text + (" ~" if r.get("unsteady") else "")
 
 
@@ -349,8 +358,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         return baseline_lines(report)[1:]
     lines = _aligned([cols] + rows)
     lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), the median over the "
-                 f"interleaved rounds; ±: how far, as a percentage of it, another run's ratio may lie from it "
-                 f"(its spread: the rounds' ratios that hold another run's with {SPREAD_CONFIDENCE:.0%} confidence)")
+                 f"interleaved rounds; ±: how far, as a percentage of it rounded up, another run's ratio may lie "
+                 f"from it (its spread: the rounds' ratios that hold another run's with {SPREAD_CONFIDENCE:.0%} "
+                 "confidence)")
     if "~" in marks:
         lines.append(f"~: unsteady: the rounds' ratios do not settle it (its spread holds 1x or reaches more than "
                      f"{UNSTEADY_SPREAD:.0%} from it, or it has fewer than {MIN_ROUNDS} rounds); run again on an "

@@ -30,10 +30,10 @@ class Mode:
     ceiling_elems: int     # 8-byte elements per array of the streaming ceiling (out of cache but in quick)
     ceiling_reps: int
     # The cases are timed in this many passes over all of them, each taking its share of a
-    # case's rounds (one or two), so that a case's rounds are spread over the whole run and its
-    # spread holds what the machine did meanwhile: a host's state can hold a case's time on one
-    # level for a second or more, and rounds taken back to back would all see the same one.
-    # Every case's arrays stay alive until the last pass.
+    # case's rounds, so that a case's rounds are spread over the whole run and its spread holds
+    # what the machine did meanwhile: a host's state can hold a case's time on one level for a
+    # second or more, and rounds taken back to back would all see the same one (and count as
+    # more than one in the spread). Every case's arrays stay alive until the last pass.
     passes: int = 1
     # The passes run in this many fresh processes, each taking an equal run of them
     # (:mod:`.workers`), so that what one process's memory layout does shows in the spread.
@@ -63,7 +63,8 @@ MIN_ROUNDS = 13
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    "quick": Mode("quick", 2e-4, MIN_ROUNDS, 24, 0.06, 1 << 22, 7, passes=15, processes=5,   # 3 x 32 MiB
+    # one round of each case a pass, 15 passes (at least MIN_ROUNDS) in 5 processes
+    "quick": Mode("quick", 2e-4, 15, 15, 0.0, 1 << 22, 7, passes=15, processes=5,   # 3 x 32 MiB
                   untimed=("fastbits-py",)),
     "full": Mode("full", 5e-4, MIN_ROUNDS, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
 }
