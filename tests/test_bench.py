@@ -925,3 +925,7 @@ def test_passes_in_a_fresh_process_time_what_the_parent_checked():
     assert seen == [(p, k, chosen[k].name) for p in (2, 3) for k in (0, 1)]
     assert [sorted(t) for t in timed] == [sorted(c) for c in checked]
     assert all(r["reps"] == 2 * mode.share().min_reps for t in timed for r in t.values())
+    # a worker that fails: the parent says so, with the worker's own error
+    bogus = [types.SimpleNamespace(name="no such case")]
+    with pytest.raises(RuntimeError, match="passes 3 to 4 failed(.|\n)*KeyError: 'no such case'"):
+        time_passes(bogus, runs[:1], mode, 1, 1, range(2, 4), lambda *where: None)

@@ -16,8 +16,8 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   big arrays, preceded by one untimed call when calls are short (so that each
   is measured warm, its thread pool awake, whatever ran before it); a case
   takes at least ``MIN_ROUNDS`` rounds; the figures are the median time per
-  call, its interquartile range and min..max, the ratios numpy/impl and impl/fastbits, and the bytes of the
-  elements read and written per second;
+  call, its interquartile range and min..max, the ratios numpy/impl and
+  impl/fastbits, and the bytes of the elements read and written per second;
 * fastbits compiled runs at its configured thread count (``--threads``) and,
   when that is more than one, also at one thread (``fastbits-c-1t``), the fair
   match for numpy and ``ort-1t``;

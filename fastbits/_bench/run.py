@@ -120,15 +120,10 @@ class CaseRun:
         samples added to those of the passes before. The first pass calibrates the batches, and
         the later ones reuse them."""
         if self.fns:
-            self.calibrate(mode)
-            self.timed = merged(self.timed, time_interleaved(self.fns | self.probes, mode, rng,
-                                                             calibration=self.calibration))
-
-    def calibrate(self, mode: Mode) -> None:
-        """The batch sizes of the case's timed functions (:func:`.timing.calibrate`), unless
-        they are known: measured once, for every pass."""
-        if self.fns and self.calibration is None:
-            self.calibration = calibrate(self.fns | self.probes, mode)
+            fns = self.fns | self.probes
+            if self.calibration is None:
+                self.calibration = calibrate(fns, mode)
+            self.timed = merged(self.timed, time_interleaved(fns, mode, rng, calibration=self.calibration))
 
     def add(self, timed: dict[str, dict[str, Any]] | None) -> None:
         """A pass timed elsewhere (:mod:`.workers`): its samples added to those before."""

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import tempfile
 from typing import Any, Callable
 
 import numpy as np
@@ -51,21 +52,25 @@ def time_passes(chosen: list[Case], runs: list[CaseRun], mode: Mode, threads: in
     request = {"mode": dataclasses.asdict(mode), "cases": [c.name for c in chosen],
                "checked": [list(run.fns or ()) for run in runs],
                "threads": threads, "ceiling_threads": ceiling_threads, "passes": list(passes)}
-    worker = subprocess.Popen([sys.executable, "-m", "fastbits._bench.workers"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert worker.stdin is not None and worker.stdout is not None
-    worker.stdin.write(json.dumps(request))
-    worker.stdin.close()
-    timed = None
-    for line in worker.stdout:
-        message = json.loads(line)
-        if "case" in message:
-            progress(message["pass"], message["case"], chosen[message["case"]].name)
-        else:
-            timed = message["timed"]
-    errors = worker.stderr.read() if worker.stderr else ""
-    if worker.wait() != 0 or timed is None:
-        raise RuntimeError(f"the bench's worker for passes {passes.start + 1} to {passes.stop} failed:\n{errors}")
+    # The worker's standard error goes to a file, not a pipe: a pipe read only at the end would
+    # stall a worker that writes more than its buffer holds while the parent reads stdout.
+    with tempfile.TemporaryFile("w+") as stderr:
+        worker = subprocess.Popen([sys.executable, "-m", "fastbits._bench.workers"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=stderr, text=True)
+        assert worker.stdin is not None and worker.stdout is not None
+        worker.stdin.write(json.dumps(request))
+        worker.stdin.close()
+        timed = None
+        for line in worker.stdout:
+            message = json.loads(line)
+            if "case" in message:
+                progress(message["pass"], message["case"], chosen[message["case"]].name)
+            else:
+                timed = message["timed"]
+        if worker.wait() != 0 or timed is None:
+            stderr.seek(0)
+            raise RuntimeError(f"the bench's worker for passes {passes.start + 1} to {passes.stop} failed:\n"
+                               f"{stderr.read()}")
     return timed
 
 
