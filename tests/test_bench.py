@@ -452,6 +452,9 @@ def test_import_fastbits_does_not_import_the_bench():
 
 def _fake_report(ncases, percent=None, unsteady=False):
     """A report of ``ncases`` cases as the suite writes it, for the table's tests."""
+    from fastbits._bench.report import metadata_dict
+    from fastbits._bench.timing import MODES
+
     ok = {"status": "ok", "median_s": 1e-6, "speedup_vs_numpy": 1.5, "speedup_spread": [1.44, 1.56],
           "unsteady": unsteady, "percent_of_ceiling": percent, "ceiling": "cache, 2 threads"}
     cases = [{"group": "contiguous", "name": f"and int32 n={i}", "op": "and", "bytes": 1 << 20,
@@ -460,7 +463,8 @@ def _fake_report(ncases, percent=None, unsteady=False):
                           "onnx-ref": {"status": "n/a", "reason": "no model"}}}
              for i in range(ncases)]
     impls = [{"name": n, "available": True} for n in ("fastbits-c", "numpy", "ort", "onnx-ref")]
-    return {"fastbits": "fastbits-c", "implementations": impls, "cases": cases,
+    meta = {"method": metadata_dict(MODES["quick"], 2, 3 * ncases)["method"]}
+    return {"fastbits": "fastbits-c", "implementations": impls, "cases": cases, "meta": meta,
             "ceiling": {"ceiling_min_bytes": 256 << 10}}
 
 
@@ -506,8 +510,8 @@ def test_the_table_marks_what_it_is_not_sure_of():
     report = _fake_report(1)
     start = {"busy_s": 100.0, "steal_s": 1.0, "own_s": 10.0, "wall_s": 0.0}
     end = {"busy_s": 116.0, "steal_s": 1.5, "own_s": 20.0, "wall_s": 10.0}
-    report["meta"] = {"machine": {"cores": 2, "usable_cores": 2}, "load_average": [0.25, 0.5, 0.5],
-                      "load_during": load_during(start, end, 2)}
+    report["meta"] |= {"machine": {"cores": 2, "usable_cores": 2}, "load_average": [0.25, 0.5, 0.5],
+                       "load_during": load_during(start, end, 2)}
     assert report["meta"]["load_during"] == {"other_cores": 0.6, "stolen_cores": 0.05, "seconds": 10.0, "busy": True}
     assert table_lines(report)[-1] == ("machine load while timing: other processes kept 0.60 of 2 cores busy and "
                                        "the hypervisor took 0.05 (busy: other work ran beside the cases, so read "
@@ -518,32 +522,37 @@ def test_a_ratio_is_taken_round_by_round_with_its_spread():
     """paired_ratio: the median of the rounds' ratios, the spread_rank interval of them, and
     unsteady when there are too few rounds, or the spread holds 1x or reaches further than
     UNSTEADY_SPREAD of the ratio from it."""
-    from fastbits._bench.timing import MIN_ROUNDS, UNSTEADY_SPREAD, paired_ratio
+    from fastbits._bench.timing import UNSTEADY_SPREAD, min_rounds, paired_ratio
 
     rounds = [2.0 + i / 100 for i in range(-8, 9)]          # 17 rounds: the 2nd smallest to 2nd largest
     steady = paired_ratio(rounds, [1.0] * len(rounds))
     assert steady == {"ratio": 2.0, "spread": [1.93, 2.07], "unsteady": False}
     # a slow round of both is one round: the ratio does not move with the machine's drift
     assert paired_ratio([2.0, 20.0, 2.0], [1.0, 10.0, 1.0])["ratio"] == 2.0
-    few = paired_ratio(rounds[:MIN_ROUNDS - 1], [1.0] * (MIN_ROUNDS - 1))   # too few rounds to say
-    assert few["unsteady"] and few["spread"] == [1.92, 2.03]                # whose spread is their range
-    assert not paired_ratio(rounds[:MIN_ROUNDS], [1.0] * MIN_ROUNDS)["unsteady"]
+    few = paired_ratio(rounds[:min_rounds() - 1], [1.0] * (min_rounds() - 1))   # too few rounds to say
+    assert few["unsteady"] and few["spread"] == [1.92, 2.03]                    # whose spread is their range
+    assert not paired_ratio(rounds[:min_rounds()], [1.0] * min_rounds())["unsteady"]
     assert paired_ratio([r - 1.0 for r in rounds], [1.0] * len(rounds))["unsteady"]          # holds 1x
     wide = [2.0] * 15 + [2.0 * (1 + 1.5 * UNSTEADY_SPREAD)] * 2     # the 2nd largest reaches too far
     assert paired_ratio(wide, [1.0] * len(wide))["unsteady"]
     assert not paired_ratio(wide[:-1] + [2.0], [1.0] * len(wide))["unsteady"]
     assert paired_ratio([], []) is None and paired_ratio([1.0], [0.0]) is None
+    # in a table of 100 ratios, each takes a hundredth of the 1 %: 17 rounds are too few to say
+    # anything, 25 give their range
+    assert paired_ratio(rounds, [1.0] * len(rounds), 100)["unsteady"]
+    many = [2.0 + i / 100 for i in range(-12, 13)]
+    assert paired_ratio(many, [1.0] * len(many), 100) == {"ratio": 2.0, "spread": [1.88, 2.12], "unsteady": False}
 
 
 def test_the_spread_holds_another_runs_median_as_often_as_it_says():
     """spread_rank's exact count against runs drawn at random: the median of one run of n
     rounds falls outside another's [x_(k), x_(n+1-k)] no more often than SPREAD_CONFIDENCE
-    allows, and k is the largest that does so; MIN_ROUNDS is the fewest with a k."""
+    allows, and k is the largest that does so; min_rounds is the fewest with a k."""
     import numpy as np
 
-    from fastbits._bench.timing import MIN_ROUNDS, SPREAD_CONFIDENCE, _outside, spread_rank
+    from fastbits._bench.timing import SPREAD_CONFIDENCE, _outside, min_rounds, spread_rank
 
-    assert spread_rank(MIN_ROUNDS) >= 1 and spread_rank(MIN_ROUNDS - 1) == 0
+    assert spread_rank(min_rounds()) >= 1 and spread_rank(min_rounds() - 1) == 0 and min_rounds() == 13
     rng = np.random.default_rng(7)
     for n in (13, 17, 24, 61):
         k = spread_rank(n)
@@ -554,6 +563,32 @@ def test_the_spread_holds_another_runs_median_as_often_as_it_says():
         assert missed <= _outside(n, k) + 0.003                  # a bound, and for odd n exact
         if n % 2:
             assert abs(missed - _outside(n, k)) < 0.003
+
+
+def test_a_tables_spreads_hold_another_run_all_at_once():
+    """In a table of m ratios each spread takes (1 - SPREAD_CONFIDENCE) / m (Bonferroni), so that
+    another run leaves every ratio inside its spread with SPREAD_CONFIDENCE: drawn at random,
+    tables of 40 ratios whose rounds are exchangeable lose a ratio no more often than that, and
+    as many each with its own 99 % lose one in a table of 40 far more often."""
+    import numpy as np
+
+    from fastbits._bench.timing import SPREAD_CONFIDENCE, _outside, min_rounds, spread_rank
+
+    for m, rounds in ((1, 13), (40, 21), (288, 25), (341, 25), (342, 27), (1134, 29)):
+        assert min_rounds(m) == rounds and spread_rank(rounds - 1, m) == 0
+        k = spread_rank(rounds, m)
+        assert _outside(rounds, k) * m <= 1 - SPREAD_CONFIDENCE < _outside(rounds, k + 1) * m
+    rng = np.random.default_rng(11)
+    m, tables = 40, 2000
+
+    def lost(n: int, k: int) -> float:
+        a = np.sort(rng.standard_normal((tables, m, n)), axis=2)
+        b = np.median(rng.standard_normal((tables, m, n)), axis=2)
+        return float(np.mean(((b < a[..., k - 1]) | (b > a[..., n - k])).any(axis=1)))
+
+    n = min_rounds(m)
+    assert lost(n, spread_rank(n, m)) <= 1 - SPREAD_CONFIDENCE + 0.007     # 3 standard deviations
+    assert lost(n, spread_rank(n)) > 0.1                                   # each ratio's own 99 %
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -879,12 +914,20 @@ def test_a_case_timed_in_passes_keeps_every_passes_rounds():
     from fastbits._bench.cases import select
     from fastbits._bench.impls import implementations
     from fastbits._bench.run import CaseRun
-    from fastbits._bench.timing import CEILING_MIN_BYTES, MIN_ROUNDS, MODES
+    from fastbits._bench.timing import CEILING_MIN_BYTES, MODES, min_rounds, table_ratios
 
     assert MODES["quick"].passes > MODES["quick"].processes > 1 and MODES["full"].passes == 1
     quick = MODES["quick"].share()
     assert quick.passes == quick.processes == 1 and quick.budget * MODES["quick"].passes == MODES["quick"].budget
-    assert quick.min_reps * MODES["quick"].passes >= MODES["quick"].min_reps >= MIN_ROUNDS
+    # the quick suite's passes are enough for its whole table, every implementation present
+    timed = len(implementations(2)) - len(MODES["quick"].untimed)
+    ratios = table_ratios(len(select("quick")), timed)
+    assert MODES["quick"].for_table(ratios) == MODES["quick"] and MODES["quick"].passes >= min_rounds(ratios)
+    # a table that needs more rounds gets them: more passes, split evenly over the processes
+    more = MODES["quick"].for_table(5000)
+    assert more.passes >= min_rounds(5000) > MODES["quick"].passes and more.passes % more.processes == 0
+    assert MODES["full"].for_table(1134).min_reps == min_rounds(1134) == 29
+    assert quick.min_reps * MODES["quick"].passes >= MODES["quick"].min_reps
     assert quick.min_reps == quick.max_reps == 1      # a case's rounds are not taken back to back
     with pytest.raises(ValueError, match="do not split evenly over 2 processes"):
         dataclasses.replace(MODES["smoke"], passes=3, processes=2)

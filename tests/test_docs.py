@@ -266,7 +266,8 @@ def test_docs_build_needs_neither_pytest_nor_hypothesis():
 
 def test_the_docs_build_refuses_a_stale_performance_run():
     """docs/bench.json is the checkout's run (a full one, of these kernels' sources, with every
-    case); a doctored one (other kernels, a case missing, a quick run) fails the build."""
+    case and the table's spreads); a doctored one (other kernels, a case missing, a quick run,
+    spreads of an older bench) fails the build."""
     import copy
     import json
 
@@ -285,3 +286,7 @@ def test_the_docs_build_refuses_a_stale_performance_run():
     quick["meta"]["mode"] = "quick"
     with pytest.raises(pages.StaleRunError, match="a 'quick' run"):
         pages.check_current(quick)
+    older = copy.deepcopy(report)
+    del older["meta"]["method"]["spread"]
+    with pytest.raises(pages.StaleRunError, match="spreads are each ratio's own"):
+        pages.check_current(older)

@@ -114,10 +114,12 @@ def performance_markdown(report: dict[str, Any]) -> str:
                   f"its median speed-up is {fmt_ratio(median)}."
                   + (" Slower than numpy: " + "; ".join(f"`{name}` ({fmt_ratio(s)})" for s, name in slower) + "."
                      if slower else ""), ""]
+    spread = meta["method"]["spread"]
     lines += ["The tables give numpy's median time per call and each implementation's speed-up over "
               "numpy (numpy's time over its own: above 1x it is faster), the median of the "
               "interleaved rounds' ratios, with its spread: ±, how far another run's ratio may lie from "
-              f"it with {SPREAD_CONFIDENCE:.0%} confidence, as a percentage of it rounded up (how it is "
+              f"it, every one of the run's {spread['ratios']} ratios at once with {SPREAD_CONFIDENCE:.0%} "
+              "confidence, as a percentage of it rounded up (how it is "
               "computed is told above). A ratio whose spread holds 1x or reaches more than "
               f"{UNSTEADY_SPREAD:.0%} from it is unsteady, marked ~ (hatched in the charts): the rounds "
               "did not settle it. "
@@ -223,6 +225,8 @@ def check_current(report: dict[str, Any], package: pathlib.Path = DOCS.parent / 
     if current is not None and meta.get("kernels_digest") != current:
         why.append(f"it was made with other kernels (sources digest {str(meta.get('kernels_digest'))[:12]}, "
                    f"the checkout's {current[:12]})")
+    if "spread" not in meta.get("method", {}):
+        why.append("its spreads are each ratio's own, not the table's (an older bench made it)")
     missing = sorted({case.name for case in select("full")} - {case["name"] for case in report["cases"]})
     if missing:
         why.append(f"it lacks {len(missing)} case(s) of the full suite: {', '.join(missing[:5])}"

@@ -12,15 +12,18 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   ``wrong`` and not timed;
 * after a warm-up, the implementations are timed interleaved: every
   repetition takes one sample of each, in a fresh random order; a sample is a
-  batch of calls that takes at least ``Mode.target`` seconds, or one call for
-  big arrays, preceded by one untimed call when calls are short (so that each
-  is measured warm, its thread pool awake, whatever ran before it); a case
-  takes at least ``MIN_ROUNDS`` rounds; the figures are the median time per
+  batch of calls that takes at least ``Mode.target`` seconds (10 ms in the
+  full suite, asv's sample time, a tenth of that in the quick one), or one
+  call for big arrays, preceded by one untimed call when calls are short (so
+  that each is measured warm, its thread pool awake, whatever ran before it);
+  a case takes at least the rounds its table's spreads need
+  (``timing.min_rounds``, ``Mode.for_table``); the figures are the median time per
   call, its interquartile range and min..max, the ratios numpy/impl and
   impl/fastbits, and the bytes of the elements read and written per second;
 * fastbits compiled runs at its configured thread count (``--threads``) and,
   when that is more than one, also at one thread (``fastbits-c-1t``), the fair
-  match for numpy and ``ort-1t``;
+  match for numpy and ``ort-1t``; the quick suite checks those and the pure
+  path but times only what its table shows;
 * the ceilings are measured in the same run: the streaming ceiling, the
   kernels' own traffic out of cache (``fastbits.bitwise_xor`` of uint8:
   ``out = a ^ b`` with streaming stores, two streams read and one written,
@@ -42,16 +45,18 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   over 100 % of its ceiling is marked, and a note below the table says why:
   it ran faster than the loop timed as its limit, so for that case the
   ceiling is no upper bound;
-* the quick suite checks every case, then times them in fifteen passes over
+* the quick suite checks every case, then times them in 25 passes over
   them all (``Mode.passes``), each taking one round of every case, so
   that a case's rounds are spread over the whole run and not taken back to
   back; the passes run in five fresh processes (``Mode.processes``,
-  ``.workers``), three each, and each process measures its own batch sizes
+  ``.workers``), five each, and each process measures its own batch sizes
   (so that no figure of one process holds for the whole run);
 * every ratio over numpy is the median of the rounds' ratios (each round
   times both alike), with its spread: the rounds' ratios from the k-th
   smallest to the k-th largest, k the largest that holds another run's
-  median ratio with 99 % confidence (``timing.spread_rank``); a ratio whose
+  median ratio, every ratio of the table at once, with 99 % confidence
+  (Bonferroni's rule: each of the table's m ratios with 1 % / m;
+  ``timing.spread_rank``); a ratio whose
   spread holds 1x or reaches more than 10 % from it is marked unsteady
   (``~``) in the table and hatched in the chart; a last line says how busy
   the machine was while the cases ran: the cores other processes kept busy,
@@ -85,7 +90,7 @@ from .impls import fastbits_name, implementations
 from .plot import save_chart
 from .report import cpu_times, dumps, header_lines, load_during, metadata_dict, table_lines
 from .run import CaseRun, run_case
-from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling
+from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling, table_ratios
 from .workers import case_rng, time_passes
 
 
@@ -127,7 +132,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
                     "onnx's evaluator and fastbits' subclass; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(about 20 s on a 2-core machine); --full for the whole suite.",
+                    "(about 35 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps
@@ -179,7 +184,13 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     progress = _Progress(len(chosen) + 2)
     progress.show(0, "loading onnx and onnxruntime")
     impls = implementations(threads)
-    meta = metadata_dict(mode, threads)
+    # the spreads' family: every ratio the table can state (timing.spread_rank), and enough
+    # rounds for each to state its spread (the smoke suite only checks that everything runs)
+    ratios = table_ratios(len(chosen), sum(i.available and (i.name not in mode.untimed or i.name == fastbits_name())
+                                           for i in impls))
+    if not args.smoke:
+        mode = mode.for_table(ratios)
+    meta = metadata_dict(mode, threads, ratios)
     progress.show(1, "measuring the memory-bandwidth ceilings")
     ceiling = bandwidth_ceiling(mode, args.threads or threads)
     progress.clear()    # on a terminal the header would otherwise follow the progress line
@@ -196,7 +207,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
         results = []
         for k, case in enumerate(chosen):
             progress.show(k + 2, case.name)
-            results.append(run_case(case, impls, mode, case_rng(k), ceiling["threads"]))
+            results.append(run_case(case, impls, mode, case_rng(k), ceiling["threads"], ratios))
             fastbits.set_num_threads(threads)   # whatever fastbits-c-1t set last
             gc.collect()
     else:   # every case built and checked here, then timed in passes over them all, in fresh
@@ -213,7 +224,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
             passes = range(worker * per, (worker + 1) * per)
             for run, timed in zip(runs, time_passes(chosen, runs, mode, threads, ceiling["threads"], passes, show)):
                 run.add(timed)
-        results = [run.record() for run in runs]
+        results = [run.record(ratios) for run in runs]
         del runs
     for record in results:
         against_ceiling(record, ceiling, {i.name: i.threads for i in impls})

@@ -14,7 +14,7 @@ from typing import Any
 
 import fastbits
 
-from .timing import MIN_ROUNDS, SPREAD_CONFIDENCE, UNSTEADY_SPREAD, WARM_CALL_BELOW, Mode
+from .timing import SPREAD_CONFIDENCE, UNSTEADY_SPREAD, WARM_CALL_BELOW, Mode, min_rounds
 
 
 def _version(dist: str) -> str | None:
@@ -112,8 +112,9 @@ def kernels_digest(package: str | os.PathLike[str] | None = None) -> str | None:
     return digest.hexdigest()
 
 
-def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
-    """The machine, the versions, the threads, the environment and the method of this run."""
+def metadata_dict(mode: Mode, threads: int, ratios: int = 1) -> dict[str, Any]:
+    """The machine, the versions, the threads, the environment and the method of this run, whose
+    table states at most ``ratios`` ratios (the spreads' family, :func:`~.timing.spread_rank`)."""
     try:
         usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -138,7 +139,11 @@ def metadata_dict(mode: Mode, threads: int) -> dict[str, Any]:
                    "budget_per_case_s": mode.budget, "interleaved": "one sample of each implementation per repetition, in a random order",
                    "warm_call": f"one untimed call before each sample of calls under {WARM_CALL_BELOW * 1e3:g} ms",
                    "statistic": "median time per call; a ratio's spread = the rounds' ratios that hold another "
-                                f"run's median ratio with {SPREAD_CONFIDENCE:.0%} confidence",
+                                f"run's median ratio, every ratio of the table at once, with {SPREAD_CONFIDENCE:.0%} "
+                                "confidence",
+                   "spread": {"confidence": SPREAD_CONFIDENCE, "ratios": ratios,
+                              "each_ratio": 1 - (1 - SPREAD_CONFIDENCE) / ratios,
+                              "min_rounds": min_rounds(ratios)},
                    "gbps": "bytes of the elements read + written per call / median time",
                    "percent_of_ceiling": "gbps / the case's ceiling (see ceiling.rule) * 100"},
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -332,6 +337,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     then what the marks mean, the rows whose results were wrong, and the rows numpy has no
     column in (:func:`baseline_lines`)."""
     fb = report["fastbits"]
+    spread = report["meta"]["method"]["spread"]
     names = {i["name"] for i in report["implementations"] if i["available"]}
     others = [n for n in ("ort", "onnx-ref") if n in names]
     cols = ["case", "numpy", f"{fb} x"] + [f"{n} x" for n in others] + [f"{fb} % ceil"]
@@ -359,11 +365,11 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     lines = _aligned([cols] + rows)
     lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), the median over the "
                  f"interleaved rounds; ±: how far, as a percentage of it rounded up, another run's ratio may lie "
-                 f"from it (its spread: the rounds' ratios that hold another run's with {SPREAD_CONFIDENCE:.0%} "
-                 "confidence)")
+                 f"from it (its spread: the rounds' ratios that hold another run's, all {spread['ratios']} of "
+                 f"the table's at once, with {SPREAD_CONFIDENCE:.0%} confidence)")
     if "~" in marks:
         lines.append(f"~: unsteady: the rounds' ratios do not settle it (its spread holds 1x or reaches more than "
-                     f"{UNSTEADY_SPREAD:.0%} from it, or it has fewer than {MIN_ROUNDS} rounds); run again on an "
+                     f"{UNSTEADY_SPREAD:.0%} from it, or it has fewer than {spread['min_rounds']} rounds); run again on an "
                      "idle machine")
     lines.append(f"% ceil: of the cache or streaming ceiling at fastbits' threads, for cases moving "
                  f"{report.get('ceiling', {}).get('ceiling_min_bytes', 0) >> 10} KiB or more (--verbose: all "
@@ -374,7 +380,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
                      "cache, or that reads less than it is counted for (a broadcast operand), can beat it, so "
                      "for that case the ceiling is no upper bound")
     lines += notes
-    if report.get("meta"):
+    if report["meta"].get("machine"):    # a run's (a table rebuilt from its ratios alone has none)
         lines.append(load_line(report["meta"]))
     return lines + baseline_lines(report)
 

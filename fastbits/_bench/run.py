@@ -130,8 +130,9 @@ class CaseRun:
         if timed:
             self.timed = merged(self.timed, timed)
 
-    def record(self) -> dict[str, Any]:
-        """The case's record of the report, from every pass's samples; the arrays are let go."""
+    def record(self, ratios: int = 1) -> dict[str, Any]:
+        """The case's record of the report, from every pass's samples, its spreads those of a table
+        of ``ratios`` (:func:`~.timing.paired_ratio`); the arrays are let go."""
         case, results, notes, nbytes = self.case, self.results, self.notes, self.nbytes
         timed = dict(self.timed or {})
         own_ceiling = None
@@ -162,7 +163,7 @@ class CaseRun:
             base = case.baseline or "numpy"
             key = "speedup_vs_baseline" if case.baseline else "speedup_vs_numpy"
             res["speedup_vs_numpy"] = None
-            over = (paired_ratio(results[base]["samples_s"], res["samples_s"])
+            over = (paired_ratio(results[base]["samples_s"], res["samples_s"], ratios)
                     if results.get(base, {}).get("status") == "ok" else None)
             if over:
                 res[key] = 1.0 if name == base else over["ratio"]
@@ -179,9 +180,9 @@ class CaseRun:
 
 
 def run_case(case: Case, impls: list[Impl], mode: Mode, rng: np.random.Generator,
-             ceiling_threads: int | None = None) -> dict[str, Any]:
+             ceiling_threads: int | None = None, ratios: int = 1) -> dict[str, Any]:
     """Build the case's arrays, check and time every implementation in one pass: the case's
-    record of the report (:class:`CaseRun`)."""
+    record of the report (:class:`CaseRun`), in a table of ``ratios``."""
     run = CaseRun(case, impls, rng, mode, ceiling_threads)
     run.time(mode, rng)
-    return run.record()
+    return run.record(ratios)

@@ -48,6 +48,16 @@ class Mode:
             raise ValueError(f"bench mode {self.name!r}: {self.passes} passes do not split evenly over "
                              f"{self.processes} processes")
 
+    def for_table(self, ratios: int) -> Mode:
+        """The mode for a table of ``ratios`` ratios: at least :func:`min_rounds` of them rounds a
+        case, so that every ratio can state its spread; in passes, at least that many, split
+        evenly over the processes."""
+        need = min_rounds(ratios)
+        passes = self.passes
+        if passes > 1 and passes < need:
+            passes = -(-need // self.processes) * self.processes
+        return replace(self, min_reps=max(self.min_reps, need), max_reps=max(self.max_reps, need), passes=passes)
+
     def share(self) -> Mode:
         """The mode of one pass: its share of the rounds and of the budget."""
         if self.passes == 1:
@@ -57,16 +67,20 @@ class Mode:
                        processes=1)
 
 
-#: Rounds a case takes at least: the fewest whose range holds another run's median ratio with
-#: SPREAD_CONFIDENCE (spread_rank), so that every ratio can state its spread.
-MIN_ROUNDS = 13
+#: A sample of the full suite lasts at least asv's ``sample_time`` (10 ms), long enough that
+#: what a host takes from one (a preemption of a few hundred microseconds) is a small part of
+#: it; the quick suite's, a tenth of that, keeps it short.
+SAMPLE_TIME = 0.01
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    # one round of each case a pass, 15 passes (at least MIN_ROUNDS) in 5 processes
-    "quick": Mode("quick", 2e-4, 15, 15, 0.0, 1 << 22, 7, passes=15, processes=5,   # 3 x 32 MiB
-                  untimed=("fastbits-py",)),
-    "full": Mode("full", 5e-4, MIN_ROUNDS, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
+    # one round of each case a pass, 25 passes in 5 processes: min_rounds of the quick table's
+    # ratios (Mode.for_table adds passes to a table that needs more); it times what its table
+    # shows and leaves the pure path and the one-thread runs to the full suite
+    "quick": Mode("quick", SAMPLE_TIME / 10, 25, 25, 0.0, 1 << 22, 7, passes=25, processes=5,   # 3 x 32 MiB
+                  untimed=("fastbits-py", "fastbits-c-1t", "ort-1t")),
+    # at least min_rounds of the table's ratios (Mode.for_table), at most 61
+    "full": Mode("full", SAMPLE_TIME, 1, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
 }
 
 
@@ -207,9 +221,12 @@ def _quantiles(s: list[float]) -> tuple[float, float, float]:
     return q[0], statistics.median(s), q[2]
 
 
-#: How sure a ratio's spread is: the spread is the interval of the rounds' ratios that holds the
-#: median ratio of another run of as many rounds with at least this probability, if the rounds
-#: of both runs are exchangeable (:func:`spread_rank`).
+#: How sure a table's spreads are: another run of as many rounds leaves every ratio of the table
+#: inside its spread with at least this probability, if the rounds of both runs are exchangeable.
+#: Each of a table's ``m`` ratios takes ``1 - (1 - SPREAD_CONFIDENCE) / m`` (Bonferroni's rule:
+#: the chance that some ratio leaves is at most the sum of each one's), so that a steady ratio
+#: that moved beyond its spread between two runs is a change, not one of the few that each
+#: ratio's own 99 % would let through in a table of hundreds.
 SPREAD_CONFIDENCE = 0.99
 
 #: A ratio is unsteady when its spread holds 1.0x, so that the rounds do not settle which side
@@ -231,30 +248,47 @@ def _outside(n: int, k: int) -> float:
 
 
 @functools.lru_cache(maxsize=None)
-def spread_rank(n: int, confidence: float = SPREAD_CONFIDENCE) -> int:
+def spread_rank(n: int, ratios: int = 1) -> int:
     """The largest ``k`` whose interval ``[x_(k), x_(n+1-k)]`` of ``n`` rounds holds another
-    run's median with ``confidence`` (:func:`_outside`); 0 when even the whole range of ``n``
-    rounds does not (fewer than :data:`MIN_ROUNDS` at 99 %: there are too few to say)."""
+    run's median with ``1 - (1 - SPREAD_CONFIDENCE) / ratios``, each ratio's share of a table of
+    ``ratios`` (:func:`_outside`); 0 when even the whole range of ``n`` rounds does not
+    (fewer than :func:`min_rounds`: there are too few to say)."""
     k = 0
-    while k < n // 2 and _outside(n, k + 1) <= 1 - confidence:
+    while k < n // 2 and _outside(n, k + 1) * ratios <= 1 - SPREAD_CONFIDENCE:
         k += 1
     return k
 
 
-def paired_ratio(numerators: list[float], denominators: list[float]) -> dict[str, Any] | None:
+@functools.lru_cache(maxsize=None)
+def min_rounds(ratios: int = 1) -> int:
+    """The fewest rounds whose spread can hold another run's ratio in a table of ``ratios``
+    (:func:`spread_rank` of at least 1): 13 for one ratio, 25 for up to 341, 29 for up to 1918."""
+    n = 2
+    while spread_rank(n, ratios) == 0:
+        n += 1
+    return n
+
+
+def table_ratios(cases: int, timed: int) -> int:
+    """The ratios a table of ``cases`` cases and ``timed`` implementations timed can state, at
+    most: each case's implementations over its baseline (the spreads' family, :func:`spread_rank`)."""
+    return max(1, cases * (timed - 1))
+
+
+def paired_ratio(numerators: list[float], denominators: list[float], ratios: int = 1) -> dict[str, Any] | None:
     """The ratio of two implementations' times, round by round: ``numerators[i] /
     denominators[i]`` for each repetition ``i`` of :func:`time_interleaved` (both sampled in the
     same round, so that the machine's drift hits them alike). Its ``ratio`` is the median over
-    the rounds, its ``spread`` the interval of them that another run's ratio falls in with
-    :data:`SPREAD_CONFIDENCE` (:func:`spread_rank`; all of them when there are too few rounds
-    for that), and ``unsteady`` says that there are too few rounds, or that the spread holds
-    1.0x or reaches further than :data:`UNSTEADY_SPREAD` of the ratio from it. None without
-    rounds to pair."""
+    the rounds, its ``spread`` the interval of them that another run's ratio falls in, with every
+    other ratio of a table of ``ratios``, with :data:`SPREAD_CONFIDENCE` (:func:`spread_rank`;
+    all of them when there are too few rounds for that), and ``unsteady`` says that there are too
+    few rounds, or that the spread holds 1.0x or reaches further than :data:`UNSTEADY_SPREAD` of
+    the ratio from it. None without rounds to pair."""
     if not numerators or len(numerators) != len(denominators) or not all(d > 0 for d in denominators):
         return None
     xs = sorted(n / d for n, d in zip(numerators, denominators))
     ratio = statistics.median(xs)
-    k = spread_rank(len(xs))
+    k = spread_rank(len(xs), ratios)
     low, high = xs[max(k, 1) - 1], xs[-max(k, 1)]
     return {"ratio": ratio, "spread": [low, high],
             "unsteady": k == 0 or low <= 1.0 <= high or max(ratio - low, high - ratio) > UNSTEADY_SPREAD * ratio}
