@@ -7,10 +7,10 @@ Each run is a fresh process (``--json`` to a temporary file). For every row and 
 implementation with a ratio over numpy, the table gives the ratio of each run with its printed
 spread as the table prints it (``±``, the further end of the interval of rounds' ratios that
 holds another run's ratio, every ratio of the run's table at once, with 99 % confidence, as a
-whole percentage of the ratio rounded up) and ``~`` where that run marked it unsteady. A row is *out of its spread* when a run
-marked it steady and another run's ratio differs from that run's by more than that run's
-printed spread; the last lines count them, and the exit status is 1 when there is one. A
-benchmark of the benchmark, not a test.
+whole percentage of the ratio rounded up) and ``~`` where that run marked it unsteady. A row
+is *out of its spread* when a run marked it steady and another run's ratio differs from that
+run's by more than that run's printed spread; the last lines count them, and the exit status
+is 1 when there is one. A benchmark of the benchmark, not a test.
 """
 
 from __future__ import annotations

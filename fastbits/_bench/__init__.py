@@ -89,7 +89,7 @@ from .cases import Case, select
 from .impls import fastbits_name, implementations
 from .plot import save_chart
 from .report import cpu_times, dumps, header_lines, load_during, metadata_dict, table_lines
-from .run import CaseRun, run_case
+from .run import CaseRun, run_case, times
 from .timing import MODES, Mode, against_ceiling, bandwidth_ceiling, table_ratios
 from .workers import case_rng, time_passes
 
@@ -186,8 +186,7 @@ def _run(args: argparse.Namespace, mode: Mode, chosen: list[Case]) -> int:
     impls = implementations(threads)
     # the spreads' family: every ratio the table can state (timing.spread_rank), and enough
     # rounds for each to state its spread (the smoke suite only checks that everything runs)
-    ratios = table_ratios(len(chosen), sum(i.available and (i.name not in mode.untimed or i.name == fastbits_name())
-                                           for i in impls))
+    ratios = table_ratios(len(chosen), sum(i.available and times(mode, i) for i in impls))
     if not args.smoke:
         mode = mode.for_table(ratios)
     meta = metadata_dict(mode, threads, ratios)

@@ -380,7 +380,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
                      "cache, or that reads less than it is counted for (a broadcast operand), can beat it, so "
                      "for that case the ceiling is no upper bound")
     lines += notes
-    if report["meta"].get("machine"):    # a run's (a table rebuilt from its ratios alone has none)
+    if report["meta"].get("machine"):    # the load line needs the machine's cores
         lines.append(load_line(report["meta"]))
     return lines + baseline_lines(report)
 

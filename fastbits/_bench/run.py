@@ -39,6 +39,12 @@ def differs(result: Any, expected: np.ndarray) -> str | None:
     return None
 
 
+def times(mode: Mode, impl: Impl) -> bool:
+    """Whether ``mode`` times ``impl`` (once it is available and right): all but its ``untimed``,
+    and fastbits' own path always."""
+    return impl.name not in mode.untimed or impl.name == fastbits_name()
+
+
 class CaseRun:
     """One case through the suite: built and checked (the constructor), timed in one pass or
     more (:meth:`time`), and its record (:meth:`record`).
@@ -97,7 +103,7 @@ class CaseRun:
             if why:
                 results[impl.name] = {"status": "wrong", "reason": why}
                 continue
-            if impl.name in mode.untimed and impl.name != fastbits_name():
+            if not times(mode, impl):
                 results[impl.name] = {"status": "untimed",
                                       "reason": f"right; timed by --full, not by the {mode.name} suite"}
                 continue
