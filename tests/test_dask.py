@@ -10,8 +10,6 @@ Skipped where dask is not installed (the ``dask`` extra).
 
 from __future__ import annotations
 
-import doctest
-import pathlib
 import re
 import sys
 import tracemalloc
@@ -428,14 +426,3 @@ def test_xarray_apply_ufunc_parallelized(ops):
     result = xr.apply_ufunc(ops.bitwise_and, array, mask, dask="parallelized", output_dtypes=[np.uint16])
     assert isinstance(result.data, da.Array)
     assert_same_bits(result.data.compute(scheduler="threads"), values & mask.values)
-
-
-def test_scaling_out_page_examples():
-    """docs/scaling-out.md's examples run as shown (the cluster example aside, a plain block)."""
-    pytest.importorskip("xarray", reason="xarray is not installed")
-    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "scaling-out.md"
-    if not page.exists():
-        pytest.skip("docs/ not beside the tests")
-    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 10
-    assert result.failed == 0
