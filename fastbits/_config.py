@@ -106,8 +106,8 @@ SETTINGS: tuple[Setting, ...] = (
             "in builds without threads); the same as `set_num_threads`, and threadpoolctl's "
             "`threadpool_limits` changes it too"),
     Setting("grain_cached", "int (bytes)", lambda: 1 << 18, _bytes(1), "256 KiB",
-            "bytes of result per thread for elementwise loops whose result stays in cache (the call "
-            "moves less than `stream_threshold`)"),
+            "bytes of result per thread for elementwise loops whose result stays in cache (it is "
+            "smaller than `stream_threshold`)"),
     Setting("grain_streamed", "int (bytes)", lambda: 1 << 20, _bytes(1), "1 MiB",
             "the same for elementwise loops that stream their result around the cache"),
     Setting("grain_strided", "int (bytes)", lambda: 1 << 19, _bytes(1), "512 KiB",
@@ -122,10 +122,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("stream_threshold", "int (bytes)", _cpus.default_stream_threshold, _bytes(0),
             "a quarter of the last-level cache's size, as glibc's memcpy chooses its non-temporal "
             "threshold (the cache from Linux's sysfs; 8 MiB where the system does not say)",
-            "a call that moves this many bytes or more (its inputs read, its result written) writes its "
-            "result with streaming stores, around the cache: it cannot stay there anyway, and the cache "
-            "lines of `out` need not be read first; smaller results stay in cache for whatever reads "
-            "them next. 0 streams every large enough contiguous run"),
+            "a result of this many bytes or more is written with streaming stores, around the cache, as "
+            "glibc's memcpy writes a copy that large (the bytes written count, not those read): it would "
+            "push the rest of the cache out, and the cache lines of `out` need not be read first; smaller "
+            "results stay in cache for whatever reads them next. 0 streams every large enough contiguous "
+            "run"),
     Setting("spin_time", "float (seconds)", _cpus.default_spin_time, _seconds,
             "0.0005 (seconds; 0 with `OMP_WAIT_POLICY=passive`)",
             "how long a helper of the thread team watches for the next call after it ran a share, "

@@ -5,11 +5,11 @@ joblib/loky set in their workers to keep nested parallelism in check; else the C
 process may run on (its affinity mask), capped by the CPU quota of its cgroup (a container
 allowed 2 CPUs of a 64-CPU host gets 2).
 
-The streaming threshold: a call that moves a quarter of the last-level cache or more writes its
-result around the cache (streaming stores).  A quarter is glibc's default for memcpy's
-non-temporal stores (from 2.38: "1/4 of size of the chip's cache"): the last-level cache is
-shared with the other cores, and on a virtual machine with every core of a large host, whose
-reported cache is mostly not this process's to fill.
+The streaming threshold: a result of a quarter of the last-level cache or more is written around
+the cache (streaming stores).  This is glibc's rule for memcpy's non-temporal stores (from 2.38:
+a copy of "1/4 of size of the chip's cache" or more): the last-level cache is shared with the
+other cores, and on a virtual machine with every core of a large host, whose reported cache is
+mostly not this process's to fill.
 
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
@@ -168,9 +168,9 @@ def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache") -> 
 
 
 def default_stream_threshold() -> int:
-    """Bytes a call moves (inputs read and result written) from which the result is written
-    with streaming stores: a quarter (:data:`STREAM_DIVISOR`) of the last-level cache's size,
-    else of :data:`FALLBACK_CACHE_BYTES`."""
+    """Bytes of a result from which it is written with streaming stores: a quarter
+    (:data:`STREAM_DIVISOR`) of the last-level cache's size, else of
+    :data:`FALLBACK_CACHE_BYTES`."""
     return (last_level_cache_bytes() or FALLBACK_CACHE_BYTES) // STREAM_DIVISOR
 
 

@@ -265,26 +265,28 @@ def test_ceiling_without_the_compiled_module(monkeypatch):
 
 
 def test_against_ceiling_rule():
-    """Out of cache (>= 8 MiB moved here): the streaming ceiling at the implementation's threads;
-    256 KiB up to that: the cache ceiling at its threads; less, or no bytes (a BitCast view): none."""
+    """Out of cache (a result of 8 MiB or more here, fastbits' streaming rule): the streaming
+    ceiling at the implementation's threads; a smaller result, of a case that moves 256 KiB or
+    more: the cache ceiling at its threads; less, or no bytes (a BitCast view): none."""
     from fastbits._bench.timing import VIEW_NOTE, against_ceiling
 
     ceiling = {"gbps_1_thread": 10.0, "gbps_threads": 20.0, "threads": 2, "out_of_cache_bytes": 8 << 20,
                "cache": {"gbps_1_thread": 50.0, "gbps_threads": 100.0, "threads": 2}}
     threads = {"numpy": 1, "fastbits-c": 2, "ort": None}
 
-    def record(nbytes):
+    def record(nbytes, written=None):
         ok = {"status": "ok", "gbps": 5.0}
-        return {"bytes": nbytes, "results": {n: dict(ok) for n in threads} | {"onnx-ref": {"status": "n/a"}}}
+        return {"bytes": nbytes, "written": nbytes // 3 if written is None else written,
+                "results": {n: dict(ok) for n in threads} | {"onnx-ref": {"status": "n/a"}}}
 
-    big = record(8 << 20)
+    big = record(12 << 20, written=8 << 20)
     against_ceiling(big, ceiling, threads)
     assert big["ceiling"] == "streaming"
     assert big["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(50.0)
     assert big["results"]["fastbits-c"]["percent_of_ceiling"] == pytest.approx(25.0)
     assert big["results"]["ort"]["ceiling"] == "streaming, 2 threads"
     assert "percent_of_ceiling" not in big["results"]["onnx-ref"]
-    small = record((8 << 20) - 1)
+    small = record(24 << 20, written=(8 << 20) - 1)   # moves more, but its result stays in cache
     against_ceiling(small, ceiling, threads)
     assert small["ceiling"] == "cache"
     assert small["results"]["numpy"]["percent_of_ceiling"] == pytest.approx(10.0)
@@ -314,7 +316,7 @@ def test_against_ceiling_rule():
     against_ceiling(view, ceiling, threads)
     assert view["ceiling"] is None and not any("percent_of_ceiling" in r for r in view["results"].values())
     # a BitCast copy that returned a view moved nothing: no percentage for it
-    copied = record(8 << 20)
+    copied = record(8 << 20, written=8 << 20)
     copied["results"]["numpy"]["note"] = VIEW_NOTE
     against_ceiling(copied, ceiling, threads)
     assert "percent_of_ceiling" not in copied["results"]["numpy"]

@@ -76,6 +76,25 @@ def test_elementwise_calls_follow_the_rule(num_threads):
             assert threads_of(lambda: fastbits.bitwise_or(rows, rows[0])) == expected_rows, (kind, nbytes)
 
 
+def test_a_result_of_stream_threshold_bytes_is_streamed():
+    """The result's bytes decide streaming, not the bytes the call reads: a streamed call takes
+    the streamed grain (1 byte here: every thread), a cached one the cached grain (one thread).
+    A binary call reads twice what it writes and an int32 -> int8 Cast four times, and neither is
+    streamed until its result reaches the threshold, through the one-row path and the planner
+    (broadcast rows) alike."""
+    threshold = 1 * MIB
+    fastbits.set_config(num_threads=2, grain_cached=1 << 40, grain_streamed=1, stream_threshold=threshold)
+    for nbytes, expected in ((threshold - 256, 1), (threshold, 2)):
+        a = np.arange(nbytes // 4, dtype=np.int32)
+        assert threads_of(lambda: fastbits.bitwise_and(a, a)) == expected, nbytes
+        assert threads_of(lambda: fastbits.bitwise_or(a, 5)) == expected, nbytes
+        assert threads_of(lambda: fastbits.bitwise_not(a, out=np.empty_like(a))) == expected, nbytes
+        rows = a.reshape(-1, 64)
+        assert threads_of(lambda: fastbits.bitwise_xor(rows, rows[0])) == expected, nbytes
+        wide = np.zeros(nbytes, np.int32)  # 4 * nbytes read, nbytes written
+        assert threads_of(lambda: fastbits.cast(wide, "INT8")) == expected, nbytes
+
+
 @pytest.mark.parametrize("num_threads", [1, 2, 4, 8])
 def test_the_same_call_uses_the_same_threads_every_time(num_threads):
     fastbits.set_config(num_threads=num_threads, stream_threshold=1 << 62)  # cache-resident on any machine

@@ -39,8 +39,9 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
   implementations' samples, on one thread and on all, and its rows are
   measured against it, repetition by repetition, at each implementation's
   threads: the loop streams its result, and so is the streaming ceiling,
-  where the case moves more than the last-level cache
-  (:data:`~.timing.OUT_OF_CACHE_BYTES`), and is the cache ceiling below. A
+  where the case's result is as large as fastbits' ``stream_threshold``
+  default (:data:`~.timing.OUT_OF_CACHE_BYTES`), and is the cache ceiling
+  below. A
   smaller case has no ceiling, its call's fixed costs bounding it. A row
   over 100 % of its ceiling is marked, and a note below the table says why:
   it ran faster than the loop timed as its limit, so for that case the

@@ -557,6 +557,23 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     return 0
 
 
+def bytes_written(case: Case, arrays: dict[str, Any]) -> int:
+    """Bytes of the result one call writes (0 for a BitCast view and a model): what fastbits'
+    ``stream_threshold`` is compared with, so what decides whether a case is out of cache."""
+    if case.op in ELEMENTWISE:
+        return _result_bytes(operands(arrays))
+    x = arrays["x"]
+    if case.op in ("cast", "quantize", "dequantize"):
+        return x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
+    if case.op == "pack":
+        return spec.packed_size(spec.datatype_of(x.dtype), x.size)
+    if case.op == "unpack":
+        return x.nbytes
+    if case.op in MODEL_OPS:
+        return 0
+    return x.nbytes if case.copy or x.dtype.byteorder == ">" else 0
+
+
 def read_streams(case: Case, arrays: dict[str, Any]) -> int:
     """Arrays a call reads as streams the size of its result, 1 or 2: both operands of a binary
     operator when both are about as large as the result (at least half), else one (a unary

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 
-from .cases import Case, bytes_moved, probe_operands, read_streams
+from .cases import Case, bytes_moved, bytes_written, probe_operands, read_streams
 from .impls import Impl, fastbits_name, first_line, numpy_prepare
 from .timing import (CEILING_MIN_BYTES, VIEW_NOTE, Mode, calibrate, measured_ceiling, merged, paired_ratio, run_before,
                      streaming_probes, time_interleaved)
@@ -67,6 +67,7 @@ class CaseRun:
         expected = (None if checked is not None else
                     np.array(_native(case.expected(arrays) if case.expected else numpy_fn()), copy=True))
         self.nbytes = nbytes = bytes_moved(case, arrays)
+        self.written = bytes_written(case, arrays)
         self.results: dict[str, dict[str, Any]] = {}
         self.fns: dict[str, Callable[[], Any]] = {}
         self.notes: dict[str, str] = {}
@@ -179,7 +180,8 @@ class CaseRun:
                 res[key] = None
         return {
             "group": case.group, "name": case.name, "op": case.op, "layout": layout,
-            "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "results": results,
+            "out": case.out, "copy": case.copy, "to": case.to, "bytes": nbytes, "written": self.written,
+            "results": results,
             "note": case.note, **({"own_ceiling": own_ceiling} if own_ceiling else {}),
             **({"baseline": case.baseline} if case.baseline else {}),
         }

@@ -297,9 +297,10 @@ def paired_ratio(numerators: list[float], denominators: list[float], ratios: int
 # ---------------------------------------------------------------------------
 # Ceilings
 
-#: A case whose elements read and written come to at least this many bytes is out of cache (the
-#: last-level cache's size, as fastbits' own ``stream_threshold`` default): its rate is measured
-#: against the streaming ceiling, a smaller one's against the cache ceiling.
+#: A case whose result comes to at least this many bytes is out of cache: fastbits' own
+#: ``stream_threshold`` default (a quarter of the last-level cache), from which its loops stream
+#: their results.  Its rate is measured against the streaming ceiling, a smaller one's against
+#: the cache ceiling.
 OUT_OF_CACHE_BYTES = _cpus.default_stream_threshold()
 #: A case that moves fewer bytes is bound by its call's fixed costs, not by bandwidth: no ceiling.
 CEILING_MIN_BYTES = 256 << 10
@@ -334,7 +335,8 @@ def bandwidth_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
                       "(into its out; where it returns a fresh result, the faster of a fresh result and a warm out), "
                       "else fresh ones of its size, timed interleaved with it, at the threads its implementation "
                       "uses (1, or all: fastbits-c and ort): the streaming ceiling from "
-                      f"{OUT_OF_CACHE_BYTES >> 20} MiB (more than the last-level cache), the cache ceiling below; "
+                      f"a result of {OUT_OF_CACHE_BYTES >> 20} MiB (fastbits' stream_threshold), the cache ceiling "
+                      "below; "
                       "a smaller one against none (its call's fixed costs, not bandwidth, bound it)")
     return result
 
@@ -526,7 +528,8 @@ def cache_ceiling(mode: Mode, threads: int) -> dict[str, Any]:
 
 def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of: dict[str, int | None]) -> None:
     """Say in a case's ``record`` which ceiling it is measured against (``ceiling``: "streaming"
-    out of cache, "cache" below that, or None under :data:`CEILING_MIN_BYTES`), and give each
+    for a result (``written``) of :data:`OUT_OF_CACHE_BYTES` or more, "cache" below that, or None
+    for a case that moves (``bytes``) less than :data:`CEILING_MIN_BYTES`), and give each
     timed result the ceiling's GB/s and its percentage of it (not a BitCast copy that returned a
     view, :data:`VIEW_NOTE`: it moved nothing). ``threads_of`` maps an implementation to its
     threads (None: all).
@@ -537,7 +540,7 @@ def against_ceiling(record: dict[str, Any], ceiling: dict[str, Any], threads_of:
     same repetition (the GB/s columns are of the medians)."""
     nbytes = record["bytes"]
     record["ceiling"] = (None if nbytes < CEILING_MIN_BYTES else
-                         "streaming" if nbytes >= ceiling["out_of_cache_bytes"] else "cache")
+                         "streaming" if record["written"] >= ceiling["out_of_cache_bytes"] else "cache")
     own = record.get("own_ceiling")
     run = ceiling["cache"] if record["ceiling"] == "cache" else ceiling
     limits = own or run

@@ -23,7 +23,7 @@ enum {
     FB_GRAIN_STRIDED = 2,  /* transposes, gathers of short rows, packing */
     FB_GRAIN_KINDS = 3,
     FB_NUM_THREADS = FB_GRAIN_KINDS, /* threads a call may use, caller included (>= 1) */
-    FB_STREAM_THRESHOLD,   /* bytes moved from which a result is streamed */
+    FB_STREAM_THRESHOLD,   /* result bytes from which a result is streamed */
     FB_OUTPUT_POOL,        /* 1: large fresh results come from the output pool */
     FB_POOL_THRESHOLD,     /* bytes from which a fresh result comes from the pool */
     FB_SPIN_NS,            /* how long helpers watch for the next call (team.h) */
@@ -35,7 +35,7 @@ enum {
 typedef struct {
     int num_threads;                /* threads a call may use, caller included (1..FB_MAX_THREADS) */
     fb_ssize grain[FB_GRAIN_KINDS]; /* bytes of work per thread, by kind (>= 1) */
-    fb_ssize stream_threshold;      /* bytes moved from which a result is streamed */
+    fb_ssize stream_threshold;      /* result bytes from which a result is streamed */
     int output_pool;                /* 1: fresh results of pool_threshold bytes come from the pool */
     fb_ssize pool_threshold;
     fb_ssize spin_ns;               /* how long the team watches for shares and for the next call */

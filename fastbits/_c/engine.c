@@ -185,20 +185,6 @@ static int is_flat(const fb_plan *pl, int k) {
     return 1;
 }
 
-/* The bytes a plan reads and writes: the result, and each input's distinct elements (a
-   broadcast input is read once per element it holds). */
-static fb_ssize bytes_moved(const fb_plan *pl) {
-    fb_ssize moved = pl->total * pl->kernel.width, held;
-    int k, d;
-    for (k = 1; k < (fb_op_unary(pl->kernel.op) ? 2 : 3); k++) {
-        held = width_of(pl, k);
-        for (d = 0; d < pl->nd; d++)
-            if (pl->s[k][d] != 0) held *= pl->n[d];
-        moved += held;
-    }
-    return moved;
-}
-
 /* Axis ``from`` of every operand to position ``to``. */
 static void move_axis(fb_plan *pl, int to, int from) {
     int k;
@@ -324,7 +310,7 @@ int fb_engine_plan(fb_plan *pl) {
     int d, kind;
     coalesce(pl);
     for (pl->total = 1, d = 0; d < pl->nd; d++) pl->total *= pl->n[d];
-    pl->kernel.stream = bytes_moved(pl) >= pl->config.stream_threshold;
+    pl->kernel.stream = fb_engine_streams(&pl->config, pl->total * pl->kernel.width);
     pl->tile = pl->scratch = NULL;
     pl->transposed[0] = pl->transposed[1] = pl->transposed[2] = 0;
     if (pl->nd == 0) { /* a 0-d result: one element */

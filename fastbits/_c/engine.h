@@ -177,6 +177,14 @@ static inline int fb_engine_pooled(const fb_config_t *config, fb_ssize nbytes) {
     return config->output_pool && nbytes >= config->pool_threshold;
 }
 
+/* A result of ``nbytes`` is written with streaming stores, around the cache: glibc's rule for
+   memcpy's non-temporal stores, the bytes written against the threshold (a quarter of the
+   last-level cache by default, _cpus.py).  The inputs read do not count: they pass through the
+   cache whatever the stores do. */
+static inline int fb_engine_streams(const fb_config_t *config, fb_ssize nbytes) {
+    return nbytes >= config->stream_threshold;
+}
+
 /* Whether the kernels of ``work`` bytes run without the GIL. */
 static inline int fb_engine_nogil(fb_ssize work) { return work >= FB_NOGIL_BYTES; }
 
@@ -186,10 +194,8 @@ static inline int fb_engine_nogil(fb_ssize work) { return work >= FB_NOGIL_BYTES
    thread's last (fb_team_last_shares).  Inline: it runs on every small call. */
 static inline int fb_engine_inline(const fb_config_t *config, fb_kernel *kernel, fb_ssize n) {
     const fb_ssize work = fb_kernel_work(kernel, n);
-    const fb_ssize moved = n * kernel->width + n * kernel->in_width +
-                           (fb_op_unary(kernel->op) ? 0 : n * fb_kernel_in_width(kernel, 2));
     int kind;
-    kernel->stream = moved >= config->stream_threshold;
+    kernel->stream = fb_engine_streams(config, n * kernel->width);
     kind = kernel->stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
     if (fb_threads_for(config, kind, work, n) > 1) return 0;
     fb_team_note_inline();
