@@ -49,9 +49,10 @@ in onnx's reference evaluator alone and in fastbits' subclass of it
 * the quick suite checks every case, then times them in 25 passes over
   them all (``Mode.passes``), each taking one round of every case, so
   that a case's rounds are spread over the whole run and not taken back to
-  back; the passes run in five fresh processes (``Mode.processes``,
-  ``.workers``), five each, and each process measures its own batch sizes
-  (so that no figure of one process holds for the whole run);
+  back; each pass runs in a fresh process of its own (``Mode.processes``,
+  ``.workers``), as pyperf takes its values from 20 worker processes, and
+  each process measures its own batch sizes (so that no figure of one
+  process holds for the whole run);
 * every ratio over numpy is the median of the rounds' ratios (each round
   times both alike), with its spread: the rounds' ratios from the k-th
   smallest to the k-th largest, k the largest that holds another run's
@@ -133,7 +134,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
                     "onnx's evaluator and fastbits' subclass; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(about 35 s on a 2-core machine); --full for the whole suite.",
+                    "(about 75 s on a 2-core machine); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps

@@ -74,10 +74,11 @@ SAMPLE_TIME = 0.01
 
 MODES = {
     "smoke": Mode("smoke", 2e-5, 2, 2, 0.0, 1 << 18, 2),
-    # one round of each case a pass, 25 passes in 5 processes: min_rounds of the quick table's
+    # one round of each case a pass, 25 passes in 25 processes, one each (pyperf takes its
+    # values from 20 worker processes): min_rounds of the quick table's
     # ratios (Mode.for_table adds passes to a table that needs more); it times what its table
     # shows and leaves the pure path and the one-thread runs to the full suite
-    "quick": Mode("quick", SAMPLE_TIME / 10, 25, 25, 0.0, 1 << 22, 7, passes=25, processes=5,   # 3 x 32 MiB
+    "quick": Mode("quick", SAMPLE_TIME / 10, 25, 25, 0.0, 1 << 22, 7, passes=25, processes=25,   # 3 x 32 MiB
                   untimed=("fastbits-py", "fastbits-c-1t", "ort-1t")),
     # at least min_rounds of the table's ratios (Mode.for_table), at most 61
     "full": Mode("full", SAMPLE_TIME, 1, 61, 2.0, 1 << 23, 21),      # 3 x 64 MiB
