@@ -593,6 +593,8 @@ def test_bitcast_numpy_bool_copy_and_lists():
 @pytest.mark.compiled
 @pytest.mark.thread_unsafe  # fork() while other tests' threads run would copy them mid-call
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+# Forking a process with threads running is what this test is about; CPython 3.12+ warns of it.
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
 def test_pool_after_fork(small_pool):
     """A child forked while another thread uses the output pool and the thread team
     computes right, with threads of its own, without deadlocking on either's lock."""

@@ -36,7 +36,7 @@ import fastbits  # noqa: E402
 import fastbits._ops  # noqa: E402
 from fastbits import onnx_backend, onnx_ops, spec  # noqa: E402
 
-from support import INT_DTYPES, bits, onnx_6bit  # noqa: E402
+from support import INT_DTYPES, bits, onnx_6bit, onnx_node_tests_generated  # noqa: E402
 
 # --------------------------------------------------------------------------
 # both paths
@@ -220,7 +220,8 @@ def _official_cases():
     The harness keeps every test and marks the ones to leave out (no include
     pattern matched, a device the backend does not support) as skipped.
     """
-    backend_test = onnx.backend.test.BackendTest(onnx_backend, __name__)
+    with onnx_node_tests_generated():
+        backend_test = onnx.backend.test.BackendTest(onnx_backend, __name__)
     for prefix in OFFICIAL_KERNEL:
         backend_test.include(prefix)
     cases = {}
