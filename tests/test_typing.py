@@ -1,9 +1,15 @@
-"""The types checkers read (docs/typing.md), in numpy's manner: ``tests/typing/pass/*.py`` must
-pass ``mypy --strict``, and each line of ``tests/typing/fail/*.py`` that ends in ``# E: <text>``
-must give one mypy error that contains the text (and the other lines none).  stubtest holds the
-compiled modules' stubs against the compiled modules.  The mypy tests need the typing extra
-(tox.ini's py312 env installs it) and skip without it; the others check, without mypy, that the
-types say what the runtime does.
+"""The types checkers read (docs/api.rst, "Types"), in numpy's manner, under two checkers:
+
+* mypy: ``tests/typing/pass/*.py`` must pass ``mypy --strict``, and each line of
+  ``tests/typing/fail/*.py`` that ends in ``# E: <text>`` must give one mypy error that
+  contains the text (and the other lines none);
+* pyright (as basedpyright, which PyPI ships with its Node.js; the ``pyright`` package fetches
+  pyright from npm at its first run): the pass files must pass its strict mode, and the lines
+  marked ``# E:`` must give errors (its own words, not mypy's) and the other lines none.
+
+stubtest holds the compiled modules' stubs against the compiled modules.  The checkers' tests
+need the typing extra (tox.ini's py312 env installs it) and skip without it; the others check,
+without a checker, that the types say what the runtime does.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import ast
 import importlib.util
 import inspect
 import itertools
+import json
 import os
 import re
 import site
@@ -42,6 +49,8 @@ STUBTEST_ALLOWLIST = {
                                   "Python API",
 }
 NO_MYPY = "mypy is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) runs these"
+NO_PYRIGHT = ("basedpyright is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) "
+              "runs these")
 
 #: An expected error: ``# E: <the start, or any part, of mypy's message>`` at the end of a line.
 EXPECTED = re.compile(r"#\s*E:\s*(?P<text>.+?)\s*$")
@@ -83,14 +92,9 @@ def _mypy_config(directory):
     return config
 
 
-@pytest.fixture(scope="module")
-def mypy_errors(tmp_path_factory):
-    """One mypy --strict run over every typing test file: {(file, line): [error messages]}."""
+def _run_mypy(files, directory):
+    """mypy --strict over ``files``: {(file, line): [error messages]}."""
     api = pytest.importorskip("mypy.api", reason=NO_MYPY)
-    files = _checked_files()
-    names = [path.stem for path in files]
-    assert len(set(names)) == len(names), f"mypy needs distinct module names: {names}"
-    directory = tmp_path_factory.mktemp("mypy")
     stdout, stderr, status = api.run(["--config-file", str(_mypy_config(directory)), *map(str, files)])
     assert status in (0, 1) and not stderr, f"mypy did not run (exit {status}):\n{stderr}{stdout}"
     errors = {}
@@ -99,10 +103,46 @@ def mypy_errors(tmp_path_factory):
         if found and found["severity"] == "error":
             key = (Path(found["path"]).resolve(), int(found["line"]))
             errors.setdefault(key, []).append(found["text"])
+    return errors
+
+
+def _run_pyright(files, directory):
+    """pyright's strict mode over ``files``, with this interpreter's packages:
+    {(file, line): [error messages]}.  Its config file lists the files, and the checkout where
+    fastbits comes from one (pyright, like mypy, does not follow an editable install's hook)."""
+    pytest.importorskip("basedpyright", reason=NO_PYRIGHT)
+    root = _search_path()
+    config = {"include": [str(path) for path in files], "typeCheckingMode": "strict",
+              "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
+              "extraPaths": [] if root is None else [str(root)]}
+    (directory / "pyrightconfig.json").write_text(json.dumps(config))
+    done = subprocess.run(
+        [sys.executable, "-m", "basedpyright", "--outputjson", "--pythonpath", sys.executable,
+         "--project", str(directory / "pyrightconfig.json")],
+        capture_output=True, text=True, cwd=directory,
+    )
+    # exit 0: no error; 1: errors reported; anything else: pyright did not run
+    assert done.returncode in (0, 1), f"pyright did not run (exit {done.returncode}):\n{done.stderr}{done.stdout}"
+    errors = {}
+    for diagnostic in json.loads(done.stdout)["generalDiagnostics"]:
+        if diagnostic["severity"] == "error":
+            key = (Path(diagnostic["file"]).resolve(), diagnostic["range"]["start"]["line"] + 1)
+            errors.setdefault(key, []).append(diagnostic["message"].splitlines()[0])
+    return errors
+
+
+@pytest.fixture(scope="module", params=["mypy", "pyright"])
+def checker_errors(request, tmp_path_factory):
+    """One run of a checker over every typing test file: (its name, {(file, line): [errors]})."""
+    files = _checked_files()
+    names = [path.stem for path in files]
+    assert len(set(names)) == len(names), f"mypy needs distinct module names: {names}"
+    run = {"mypy": _run_mypy, "pyright": _run_pyright}[request.param]
+    errors = run(files, tmp_path_factory.mktemp(request.param))
     known = {path.resolve() for path in files}
     stray = {key: texts for key, texts in errors.items() if key[0] not in known}
-    assert not stray, f"mypy reports errors outside the files under test:\n{stray}"
-    return errors
+    assert not stray, f"{request.param} reports errors outside the files under test:\n{stray}"
+    return request.param, errors
 
 
 def _skip_without_its_package(path):
@@ -110,30 +150,37 @@ def _skip_without_its_package(path):
         pytest.skip(f"{_missing(path)} is not installed: {path.name} is checked where it is")
 
 
-@pytest.mark.thread_unsafe  # mypy runs in the process
+@pytest.mark.thread_unsafe  # the checkers run in the process or beside it, over shared files
 @pytest.mark.parametrize("path", PASS, ids=[path.name for path in PASS])
-def test_pass_files_have_no_errors(mypy_errors, path):
+def test_pass_files_have_no_errors(checker_errors, path):
     _skip_without_its_package(path)
-    found = {line: texts for (file, line), texts in mypy_errors.items() if file == path.resolve()}
-    assert not found, f"{path.name}: mypy --strict errors: {found}"
+    checker, errors = checker_errors
+    found = {line: texts for (file, line), texts in errors.items() if file == path.resolve()}
+    assert not found, f"{path.name}: {checker} errors: {found}"
 
 
 @pytest.mark.thread_unsafe
 @pytest.mark.parametrize("path", FAIL, ids=[path.name for path in FAIL])
-def test_fail_files_give_exactly_the_expected_errors(mypy_errors, path):
+def test_fail_files_give_exactly_the_expected_errors(checker_errors, path):
+    """mypy: one error on each marked line, containing its text; pyright: errors there, in its
+    own words (a call no overload takes gives one error for the call and one for the argument);
+    both: none on any other line."""
     _skip_without_its_package(path)
+    checker, errors = checker_errors
     expected = {number: found["text"] for number, line in enumerate(path.read_text().splitlines(), 1)
                 if (found := EXPECTED.search(line))}
     assert expected, f"{path.name} expects no error: a fail file must"
-    found = {line: texts for (file, line), texts in mypy_errors.items() if file == path.resolve()}
+    found = {line: texts for (file, line), texts in errors.items() if file == path.resolve()}
     wrong = []
     for line in sorted(expected.keys() | found.keys()):
         texts, text = found.get(line, []), expected.get(line)
         if text is None:
             wrong.append(f"line {line}: unexpected {texts}")
-        elif len(texts) != 1 or text not in texts[0]:
+        elif not texts:
+            wrong.append(f"line {line}: expected an error, got none")
+        elif checker == "mypy" and (len(texts) != 1 or text not in texts[0]):
             wrong.append(f"line {line}: expected one error containing {text!r}, got {texts}")
-    assert not wrong, f"{path.name}:\n" + "\n".join(wrong)
+    assert not wrong, f"{path.name} under {checker}:\n" + "\n".join(wrong)
 
 
 @pytest.mark.thread_unsafe

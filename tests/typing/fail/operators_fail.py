@@ -1,4 +1,4 @@
-"""Calls the operators' types refuse (never executed): a marked line ends in the start of its error."""
+"""Calls the operators' types refuse (never executed): a marked line ends in the start of mypy's error."""
 
 from __future__ import annotations
 

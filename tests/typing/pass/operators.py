@@ -1,4 +1,5 @@
-"""The operators' types: what each call returns, as mypy --strict reads it (never executed)."""
+"""The operators' types: what each call returns, as mypy --strict and pyright's strict mode read
+it (never executed)."""
 
 from __future__ import annotations
 
