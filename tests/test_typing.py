@@ -48,9 +48,8 @@ STUBTEST_ALLOWLIST = {
     "fastbits._runtime.__test__": "the doctest table Cython puts in a module of its own accord (empty): no "
                                   "Python API",
 }
-NO_MYPY = "mypy is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) runs these"
-NO_PYRIGHT = ("basedpyright is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) "
-              "runs these")
+#: Why a checker's tests skip: the checker (its module's name) is not installed.
+NOT_INSTALLED = "{} is not installed: the typing extra (pip install 'fastbits[typing]'; tox.ini's py312 env) runs these"
 
 #: An expected error: ``# E: <the start, or any part, of mypy's message>`` at the end of a line.
 EXPECTED = re.compile(r"#\s*E:\s*(?P<text>.+?)\s*$")
@@ -94,7 +93,7 @@ def _mypy_config(directory):
 
 def _run_mypy(files, directory):
     """mypy --strict over ``files``: {(file, line): [error messages]}."""
-    api = pytest.importorskip("mypy.api", reason=NO_MYPY)
+    api = pytest.importorskip("mypy.api", reason=NOT_INSTALLED.format("mypy"))
     stdout, stderr, status = api.run(["--config-file", str(_mypy_config(directory)), *map(str, files)])
     assert status in (0, 1) and not stderr, f"mypy did not run (exit {status}):\n{stderr}{stdout}"
     errors = {}
@@ -107,13 +106,13 @@ def _run_mypy(files, directory):
 
 
 def _run_pyright(files, directory):
-    """pyright's strict mode over ``files``, with this interpreter's packages:
-    {(file, line): [error messages]}.  Its config file lists the files, and the checkout where
-    fastbits comes from one (pyright, like mypy, does not follow an editable install's hook)."""
-    pytest.importorskip("basedpyright", reason=NO_PYRIGHT)
+    """pyright's strict mode over ``files``, with this interpreter's packages and Python version
+    (``--pythonpath``): {(file, line): [error messages]}.  Its config file lists the files, and
+    the checkout where fastbits comes from one (pyright, like mypy, does not follow an editable
+    install's hook)."""
+    pytest.importorskip("basedpyright", reason=NOT_INSTALLED.format("basedpyright"))
     root = _search_path()
     config = {"include": [str(path) for path in files], "typeCheckingMode": "strict",
-              "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
               "extraPaths": [] if root is None else [str(root)]}
     (directory / "pyrightconfig.json").write_text(json.dumps(config))
     done = subprocess.run(
@@ -186,7 +185,7 @@ def test_fail_files_give_exactly_the_expected_errors(checker_errors, path):
 @pytest.mark.thread_unsafe
 def test_stubs_match_the_compiled_modules(tmp_path):
     """mypy's stubtest: the .pyi of each compiled module against the module as built."""
-    pytest.importorskip("mypy.stubtest", reason=NO_MYPY)
+    pytest.importorskip("mypy.stubtest", reason=NOT_INSTALLED.format("mypy"))
     if fastbits.BACKEND != "cython":
         pytest.skip(f"stubtest checks the compiled modules; the {fastbits.BACKEND} path is active")
     allowlist = tmp_path / "allowlist.txt"
