@@ -40,7 +40,7 @@ from .spec import CAST, CAST_LIKE, DataType
 __all__ = ["cast", "cast_like"]
 
 _FLOATS = frozenset(spec.FLOAT_FORMATS) | {DataType.FLOAT8E8M0}
-_SMALL_INTS = {DataType.INT4: (-8, 7), DataType.UINT4: (0, 15), DataType.INT2: (-2, 1), DataType.UINT2: (0, 3)}
+_SMALL_INTS = {code: span for code, span in spec.INTEGER_RANGES.items() if code in spec.SUBBYTE_TYPES}
 _EXACT_INT = 2**53  # every integer of magnitude up to this is a float64
 
 

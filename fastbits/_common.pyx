@@ -110,6 +110,17 @@ cdef int when_ml_dtypes(ml_hook hook) except -1:
     return 0
 
 
+def check_codes(codes, int size=NUM_CODES):
+    """Refuse, with an ImportError, ONNX type codes that the C tables (``NUM_CODES`` entries,
+    ``_common.pxd``) cannot hold: a type added to ``spec.DataType`` past them fails the import
+    before anything is written, rather than writing past the arrays."""
+    top = max(codes, key=int)
+    if not 0 <= int(top) < size:
+        raise ImportError(f"fastbits: ONNX type {top!r} has code {int(top)}, beyond the {size} codes the compiled "
+                          f"tables hold; raise NUM_CODES in fastbits/_common.pxd and rebuild")
+
+
+check_codes(spec.DataType)
 memset(TYPES.code, -1, sizeof(TYPES.code))
 for _c in spec.DataType:
     TYPES.bits[int(_c)] = spec.bit_width(_c) or 0

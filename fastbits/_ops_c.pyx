@@ -78,6 +78,16 @@ cdef bint BIG_HOST = sys.byteorder == "big"
 # object each); any other spelling goes the slow way, where spec.check_order reads it.
 cdef dict _ORDER_CODES = {"K": FB_ORDER_K, "C": FB_ORDER_C, "F": FB_ORDER_F, "A": FB_ORDER_A}
 cdef PyObject* _ORDERS[4]  # the literals by code (FB_ORDER_K .. FB_ORDER_A are 0 .. 3)
+# The C side of spec.TypeInfo's c_number and FloatFormat.special: (the fb_num C reads a type
+# as, the one it writes it as; -1: none); the C names of the special-value kinds.
+cdef dict _C_NUMBERS = {
+    "i8": (FB_NUM_I8, FB_NUM_I8), "i16": (FB_NUM_I16, FB_NUM_I16), "i32": (FB_NUM_I32, FB_NUM_I32),
+    "i64": (FB_NUM_I64, FB_NUM_I64), "u8": (FB_NUM_U8, FB_NUM_U8), "u16": (FB_NUM_U16, FB_NUM_U16),
+    "u32": (FB_NUM_U32, FB_NUM_U32), "u64": (FB_NUM_U64, FB_NUM_U64), "f32": (FB_NUM_F32, FB_NUM_F32),
+    "f64": (FB_NUM_F64, FB_NUM_F64), "bool": (FB_NUM_BOOL, FB_NUM_BOOL), "f16": (FB_NUM_F16, FB_NUM_FORMAT),
+    "bf16": (FB_NUM_BF16, FB_NUM_FORMAT), "small": (-1, FB_NUM_SMALL), None: (-1, FB_NUM_FORMAT),
+}
+cdef dict _SPECIALS = {"ieee": FB_SPECIAL_IEEE, "fn": FB_SPECIAL_FN, "uz": FB_SPECIAL_UZ, None: FB_SPECIAL_NONE}
 
 
 cdef void _build_tables() except *:
@@ -90,10 +100,10 @@ cdef void _build_tables() except *:
         if 0 <= dt.num < NUM_BUILTIN and dt.itemsize > 1 and spec.datatype_of(dt) is not None:
             SWAP_UNIT[dt.num] = spec.order_unit(dt)
     for c in spec.INTEGER_T:
-        SIGNED[int(c)] = spec.numpy_dtype(c).kind == "i"
-        info = np.iinfo(spec.numpy_dtype(c))
-        INT_MIN[int(c)] = max(int(info.min), -(2**63))
-        INT_MAX[int(c)] = min(int(info.max), 2**63 - 1)
+        SIGNED[int(c)] = spec.TYPES[c].signed
+        low, high = spec.INTEGER_RANGES[c]
+        INT_MIN[int(c)] = max(low, -(2**63))
+        INT_MAX[int(c)] = min(high, 2**63 - 1)
     _allow_bitcasts(False)
     _build_cast_tables()
     for name, code in _ORDER_CODES.items():
@@ -532,28 +542,27 @@ cdef fb_cast CAST_TO[NUM_CODES]       # ONNX code -> the target half of an fb_ca
 
 
 cdef void _build_cast_tables() except *:
-    D = spec.DataType
-    natives = {D.INT8: FB_NUM_I8, D.INT16: FB_NUM_I16, D.INT32: FB_NUM_I32, D.INT64: FB_NUM_I64,
-               D.UINT8: FB_NUM_U8, D.UINT16: FB_NUM_U16, D.UINT32: FB_NUM_U32, D.UINT64: FB_NUM_U64,
-               D.FLOAT: FB_NUM_F32, D.DOUBLE: FB_NUM_F64, D.BOOL: FB_NUM_BOOL}
-    specials = {"ieee": FB_SPECIAL_IEEE, "fn": FB_SPECIAL_FN, "uz": FB_SPECIAL_UZ, None: FB_SPECIAL_NONE}
+    """CAST_FROM and CAST_TO from the type table: each type's C number, its float format (written by
+    the format encoder) or its width (a 4- or 2-bit integer)."""
+    cdef fb_cast c
     for code in range(NUM_CODES):
         CAST_FROM[code] = -1
         CAST_TO[code] = fb_cast(src=-1, dst=-1, ebits=0, mbits=0, bias=0, special=0, saturate=0, signed_zero=0,
                                 bits=0)
-    for t, num in natives.items():
-        CAST_FROM[int(t)] = num
-        CAST_TO[int(t)].dst = num
-    CAST_FROM[int(D.FLOAT16)] = FB_NUM_F16
-    CAST_FROM[int(D.BFLOAT16)] = FB_NUM_BF16
-    for t, fmt in spec.FLOAT_FORMATS.items():
-        if t not in natives:
-            CAST_TO[int(t)] = fb_cast(src=-1, dst=FB_NUM_FORMAT, ebits=fmt.ebits, mbits=fmt.mbits, bias=fmt.bias,
-                                      special=specials[fmt.special], saturate=fmt.saturable,
-                                      signed_zero=fmt.signed_zero, bits=0)
-    for t in (D.INT4, D.UINT4, D.INT2, D.UINT2):
-        CAST_TO[int(t)].dst = FB_NUM_SMALL
-        CAST_TO[int(t)].bits = spec.bit_width(t)
+    for t, info in spec.TYPES.items():
+        if info.cast_since is None or info.kind == "power of two":
+            continue  # FLOAT8E8M0 stays the reference's
+        reads, writes = _C_NUMBERS[info.c_number]
+        CAST_FROM[int(t)] = reads
+        c = CAST_TO[int(t)]
+        c.dst = writes
+        if writes == FB_NUM_FORMAT:
+            fmt = info.format
+            c.ebits, c.mbits, c.bias, c.special = fmt.ebits, fmt.mbits, fmt.bias, _SPECIALS[fmt.special]
+            c.saturate, c.signed_zero = fmt.saturable, fmt.signed_zero
+        elif writes == FB_NUM_SMALL:
+            c.bits = info.bits
+        CAST_TO[int(t)] = c
 
 
 cdef int _cast_codes(cnp.ndarray X, object to, PyObject** options, int* src, int* dst) except -2:
@@ -799,13 +808,18 @@ cdef object _parameters(object scale, object zero, object c, float missing):
     return halves.view(np.complex64).reshape(shape)
 
 
-cdef frozenset _SIGNED_BYTES = frozenset({spec.DataType.INT8, spec.DataType.INT4, spec.DataType.INT2})
-cdef frozenset _DQ_INPUTS = frozenset({spec.DataType.INT16, spec.DataType.UINT16})
-cdef frozenset _WIDE_FLOAT8 = frozenset({spec.DataType.FLOAT8E5M2, spec.DataType.FLOAT8E5M2FNUZ})
-cdef dict _QL_INPUTS = {spec.DataType.FLOAT: FB_NUM_F32, spec.DataType.FLOAT16: FB_NUM_F16,
-                        spec.DataType.BFLOAT16: FB_NUM_BF16, spec.DataType.INT32: FB_NUM_I32}
-cdef dict _QL_INTEGERS = {spec.DataType.INT8: FB_NUM_I8, spec.DataType.UINT8: FB_NUM_U8,
-                          spec.DataType.INT16: FB_NUM_I16, spec.DataType.UINT16: FB_NUM_U16}
+# What the kernels take of the type table: the signed one-byte integers (one per byte), the
+# 16-bit integers DequantizeLinear reads, the one-byte floats with an exponent of 5 bits (x -
+# zero is a float's bits there), the inputs QuantizeLinear reads as numbers and the integers it
+# writes as numbers.
+cdef frozenset _SIGNED_BYTES = frozenset(c for c, i in spec.TYPES.items() if i.kind == "integer" and i.signed
+                                         and i.bits <= 8)
+cdef frozenset _DQ_INPUTS = frozenset(c for c, i in spec.TYPES.items() if i.kind == "integer" and i.bits == 16)
+cdef frozenset _WIDE_FLOAT8 = frozenset(c for c, i in spec.TYPES.items() if i.bits == 8 and i.format is not None
+                                        and i.format.ebits == 5)
+cdef dict _QL_INPUTS = {c: _C_NUMBERS[spec.TYPES[c].c_number][0] for c in spec.QUANTIZE_VERSIONS[max(spec.QUANTIZE_VERSIONS)].x}
+cdef dict _QL_INTEGERS = {c: _C_NUMBERS[spec.TYPES[c].c_number][1] for c in spec.QUANTIZED_RANGES
+                          if spec.TYPES[c].bits >= 8}
 
 
 cdef inline bint _readable(object x):
@@ -847,7 +861,7 @@ def _quantize(x, y_scale, y_zero_point=None, /, *, axis=1, block_size=0, output_
     if _readable(x) and c.x in _QL_INPUTS and c.precision == spec.DataType.FLOAT:
         memset(&q, 0, sizeof(q))
         q.kind = FB_QUANTIZE
-        q.x = _QL_INPUTS[c.x]
+        q.x = <int>_QL_INPUTS[c.x]
         q.format = CAST_TO[int(c.y)]
         if c.y in spec.QUANTIZED_RANGES:
             q.low, q.high = spec.QUANTIZED_RANGES[c.y]

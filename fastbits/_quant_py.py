@@ -29,7 +29,7 @@ from .spec import DataType, Quantization
 __all__ = ["dequantize", "dequantize_linear", "quantize", "quantize_linear"]
 
 #: The integer types DequantizeLinear reads (the rest of its inputs are float types).
-INTEGER_INPUTS = frozenset(spec.INTEGER_T) | {DataType.INT4, DataType.UINT4, DataType.INT2, DataType.UINT2}
+INTEGER_INPUTS = frozenset(spec.INTEGER_RANGES)
 
 
 def spread(a: np.ndarray, shape: tuple[int, ...], q: Quantization) -> np.ndarray:

@@ -50,6 +50,78 @@ def test_numpy_dtypes_match_onnx_helper():
         assert spec.numpy_dtype(code) == expected, code
 
 
+def _finfo(code):
+    """numpy's or ml_dtypes' finfo of a float type's dtype."""
+    dtype = spec.numpy_dtype(code)
+    return np.finfo(dtype) if dtype.kind == "f" and not spec.TYPES[code].ml else ml_dtypes.finfo(dtype)
+
+
+@pytest.mark.parametrize("code", list(DataType))
+def test_type_table_agrees_with_the_dtypes(code):
+    """Each entry of the one type table says of its type what its numpy / ml_dtypes dtype says."""
+    info = spec.TYPES[code]
+    assert info.kind in (None, *spec.KINDS)
+    if info.kind == "integer":
+        iinfo = (np.iinfo if not info.ml else ml_dtypes.iinfo)(spec.numpy_dtype(code))
+        assert info.range == (int(iinfo.min), int(iinfo.max))
+        assert info.signed == (int(iinfo.min) < 0)
+        assert info.bits == iinfo.bits
+    else:
+        assert info.range is None and not info.signed
+    if info.kind == "float":
+        finfo = _finfo(code)
+        fmt = info.format
+        assert float(finfo.max) == fmt.max
+        assert (fmt.ebits, fmt.mbits, 1 + fmt.ebits + fmt.mbits) == (finfo.nexp, finfo.nmant, info.bits)
+        assert fmt.min_exponent == int(finfo.minexp)
+    else:
+        assert info.format is None
+    if info.kind in ("complex", "string", None):
+        assert info.cast_since is None and info.c_number is None
+
+
+def test_derived_tables_come_from_the_type_table():
+    derived = spec.derive(spec.TYPES)
+    assert derived == spec.DERIVED
+    assert spec.ML_TYPES == derived.ml_types
+    assert spec.FLOAT_FORMATS == derived.float_formats
+    assert spec.INTEGER_RANGES == derived.integer_ranges
+    assert spec.SUBBYTE_TYPES == derived.subbyte_types
+    assert spec.CAST_SINCE == derived.cast_since and spec.CAST_T == frozenset(derived.cast_since)
+    assert spec.QUANTIZED_RANGES == {c: derived.integer_ranges[c] for c in spec.QUANTIZED_RANGES}
+
+
+def test_a_new_float8_type_is_one_entry_of_the_table():
+    """A scratch float 8 type (code 29, not shipped: ml_dtypes' float8_e4m3b11fnuz) added to a
+    copy of the table reaches every derived table as its entry says, and changes no other."""
+    scratch = 29
+    fmt = spec.FloatFormat(4, 3, 11, "uz", 30.0, saturable=True, signed_zero=False)
+    table = {**spec.TYPES, scratch: spec.TypeInfo(8, "float8_e4m3b11fnuz", "float", ml=True, format=fmt,
+                                                  cast_since=29)}
+    derived, shipped = spec.derive(table), spec.DERIVED
+    assert derived.float_formats == {**shipped.float_formats, scratch: fmt}
+    assert derived.ml_types == shipped.ml_types | {scratch}
+    assert derived.cast_since == {**shipped.cast_since, scratch: 29}
+    assert derived.integer_ranges == shipped.integer_ranges
+    assert derived.subbyte_types == shipped.subbyte_types
+    # its format is ml_dtypes' float8_e4m3b11fnuz's
+    finfo = ml_dtypes.finfo(ml_dtypes.float8_e4m3b11fnuz)
+    assert (fmt.ebits, fmt.mbits, fmt.max, fmt.min_exponent) == (finfo.nexp, finfo.nmant, float(finfo.max),
+                                                                 int(finfo.minexp))
+
+
+@pytest.mark.compiled
+def test_a_type_code_beyond_the_c_tables_fails_the_import():
+    """The C tables hold NUM_CODES codes; a 30th type must fail before anything is written."""
+    from fastbits import _common
+
+    _common.check_codes(DataType)  # what the import checks
+    with pytest.raises(ImportError, match=r"code 29, beyond the 29 codes .* NUM_CODES"):
+        _common.check_codes([*DataType, 29])
+    with pytest.raises(ImportError, match="code -1"):
+        _common.check_codes([-1])
+
+
 def _schema(op, version=None):
     onnx = pytest.importorskip("onnx")
     version = spec.SINCE_VERSION[op] if version is None else version

@@ -31,9 +31,7 @@ from .cast import (
     CAST_LIKE,
     CAST_SINCE,
     CAST_T,
-    FLOAT_FORMATS,
     ROUND_MODES,
-    FloatFormat,
     check_cast,
     check_cast_version,
     check_round_mode,
@@ -84,7 +82,24 @@ from .quantize import (
 )
 from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
 from .tensors import FIELDS, Field
-from .types import ML_TYPES, TYPES, DataType, TypeInfo, bit_width, datatype_of, numpy_dtype, order_unit, type_string
+from .types import (
+    DERIVED,
+    FLOAT_FORMATS,
+    INTEGER_RANGES,
+    KINDS,
+    ML_TYPES,
+    TYPES,
+    DataType,
+    Derived,
+    FloatFormat,
+    TypeInfo,
+    bit_width,
+    datatype_of,
+    derive,
+    numpy_dtype,
+    order_unit,
+    type_string,
+)
 
 __all__ = [
     "DEQUANTIZE",
@@ -106,7 +121,11 @@ __all__ = [
     "CAST_LIKE",
     "CAST_SINCE",
     "CAST_T",
+    "DERIVED",
+    "Derived",
     "FLOAT_FORMATS",
+    "INTEGER_RANGES",
+    "KINDS",
     "FloatFormat",
     "ROUND_MODES",
     "check_cast",
@@ -155,6 +174,7 @@ __all__ = [
     "check_pack",
     "check_unpack",
     "datatype_of",
+    "derive",
     "describe_dtype",
     "numpy_dtype",
     "order_unit",

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import ArgumentTypeError, ArgumentValueError, TypeConstraintError
 from .bitcast import resolve_to
 from .messages import _allowed, describe_dtype
-from .types import DataType, datatype_of, type_string
+from .types import INTEGER_RANGES, DataType, datatype_of, type_string
 
 __all__ = [
     "DEQUANTIZE", "DEQUANTIZE_VERSIONS", "PRECISIONS", "QUANTIZE", "QUANTIZE_VERSIONS", "QUANTIZED_RANGES", "Quantization",
@@ -77,8 +77,8 @@ QUANTIZE_VERSIONS: dict[int, Types] = _versions([
 
 #: The integer results' ranges, which QuantizeLinear saturates to.
 QUANTIZED_RANGES: dict[DataType, tuple[int, int]] = {
-    D.UINT8: (0, 255), D.INT8: (-128, 127), D.UINT16: (0, 65535), D.INT16: (-32768, 32767),
-    D.UINT4: (0, 15), D.INT4: (-8, 7), D.UINT2: (0, 3), D.INT2: (-2, 1),
+    code: INTEGER_RANGES[code] for code in sorted(QUANTIZE_VERSIONS[max(QUANTIZE_VERSIONS)].y)
+    if code in INTEGER_RANGES
 }
 
 #: ``precision``'s values (QuantizeLinear-23 on): the types a scale may have but FLOAT8E8M0.

@@ -20,7 +20,7 @@ from .bitcast import resolve_to
 from .messages import describe_dtype
 from .elementwise import as_array
 from .operators import BITCAST
-from .types import TYPES, DataType, datatype_of, numpy_dtype, type_string
+from .types import DERIVED, TYPES, DataType, datatype_of, numpy_dtype, type_string
 
 __all__ = ["PACK", "SUBBYTE_TYPES", "UNPACK", "check_pack", "check_unpack", "packed_size", "subbyte_bits", "subbyte_byte_map"]
 
@@ -31,9 +31,7 @@ UNPACK = "unpack"
 #: The sub-byte types, those of ONNX's packed layout: int4, uint4 and float4e2m1 (4 bits),
 #: int2 and uint2 (2 bits), float6e2m3 and float6e3m2 (6 bits).  BitCast takes the first five
 #: (its T1 has no 6-bit type): its sub-byte pairs are those of T1 among these.
-SUBBYTE_TYPES: frozenset[DataType] = frozenset(
-    code for code, info in TYPES.items() if info.bits is not None and info.bits < 8
-)
+SUBBYTE_TYPES: frozenset[DataType] = DERIVED.subbyte_types
 _SUBBYTE_NAMES = ", ".join(
     type_string(t) for t in sorted(SUBBYTE_TYPES, key=lambda t: (-TYPES[t].bits, t.name))
 )
