@@ -41,11 +41,11 @@ MODULES = {
     "fastbits._runtime": [
         "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
         "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
-        "fastbits/_c/quant.c",
+        "fastbits/_c/quant.c", "fastbits/_c/cpu.c",
     ],
     "fastbits._common": ["fastbits/_common.pyx", "fastbits/_c/entries.c"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
-    "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c"],
+    "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c", "fastbits/_c/cpu.c"],
     "fastbits.kernels": ["fastbits/kernels.pyx"],
 }
 

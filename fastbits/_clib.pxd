@@ -83,6 +83,11 @@ cdef extern from "_c/pool.h":
     int fb_pool_init() noexcept nogil
 
 
+cdef extern from "_c/cpu.h":
+    int fb_cpu_avx2
+    int fb_cpu_init(int allow_avx2) noexcept nogil
+
+
 cdef extern from "_c/loops.h":
     ctypedef enum fb_op:
         FB_OP_AND

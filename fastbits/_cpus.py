@@ -14,6 +14,11 @@ mostly not this process's to fill.
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
 
+The instruction sets the compiled loops may use: every one the CPU has (AVX2 on x86-64, in
+builds with GCC on glibc) but those ``FASTBITS_DISABLE_CPU_FEATURES`` names (comma- or
+space-separated, any case), as numpy's ``NPY_DISABLE_CPU_FEATURES``: ``AVX2`` runs the
+baseline loops on a machine that has AVX2, to test or compare them.  Read once, at import.
+
 The settings' table (:data:`fastbits._config.SETTINGS`) takes its defaults from here.
 """
 
@@ -24,7 +29,7 @@ import os
 import warnings
 
 __all__ = [
-    "SPIN_TIME", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
+    "CPU_FEATURES", "SPIN_TIME", "allowed_cpu_features", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
     "default_stream_threshold", "last_level_cache_bytes",
 ]
 
@@ -181,3 +186,20 @@ def default_spin_time() -> float:
     """Seconds the team's helpers watch for the next call before they sleep: :data:`SPIN_TIME`,
     or 0 when ``OMP_WAIT_POLICY`` is ``passive``."""
     return 0.0 if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive" else SPIN_TIME
+
+
+#: The instruction sets the compiled loops have versions for, beside the baseline.
+CPU_FEATURES = ("AVX2",)
+
+
+def allowed_cpu_features(value: str | None = None) -> tuple[str, ...]:
+    """The features of :data:`CPU_FEATURES` that ``FASTBITS_DISABLE_CPU_FEATURES`` (or
+    ``value``) does not name; a name that is none of them is ignored with a warning."""
+    if value is None:
+        value = os.environ.get("FASTBITS_DISABLE_CPU_FEATURES", "")
+    names = {name.upper() for name in value.replace(",", " ").split()}
+    unknown = sorted(names - set(CPU_FEATURES))
+    if unknown:
+        warnings.warn(f"fastbits: FASTBITS_DISABLE_CPU_FEATURES names {', '.join(unknown)}, which the loops have no "
+                      f"version for (they have: {', '.join(CPU_FEATURES)}); ignored", RuntimeWarning, stacklevel=2)
+    return tuple(feature for feature in CPU_FEATURES if feature not in names)

@@ -26,13 +26,17 @@ import numpy as np
 
 from . import _packing_py, spec
 from ._clib cimport (
-    FB_GRAIN_STRIDED, FB_MAXD, fb_config_t, fb_pack, fb_pack_mapped, fb_packed_size, fb_published,
+    FB_GRAIN_STRIDED, FB_MAXD, fb_config_t, fb_cpu_init, fb_pack, fb_pack_mapped, fb_packed_size, fb_published,
     fb_unpack,
 )
 from ._common cimport NUM_DTYPES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, types
 from ._runtime cimport new_array, parallel, snapshot
 
+from . import _runtime
+
 cnp.import_array()
+# the packing loops' instruction sets: the runtime's (its loops and these are compiled alike)
+fb_cpu_init("AVX2" in _runtime.runtime_info()["cpu_features"])
 
 __all__ = ["pack", "unpack"]
 

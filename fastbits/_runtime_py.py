@@ -95,6 +95,7 @@ def runtime_info() -> dict:
         "pool_max_idle_bytes": 0,
         "pool_max_idle_seconds": 0.0,
         "sanitized_build": False,
+        "cpu_features": [],
     }
 
 

@@ -402,4 +402,5 @@ class RuntimeInfo(TypedDict):
     pool_max_idle_bytes: int
     pool_max_idle_seconds: float
     sanitized_build: bool
+    cpu_features: list[str]
     cpus: int

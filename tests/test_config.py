@@ -27,7 +27,7 @@ RUNTIME_KEYS = {
     "backend", "threads_available", "helper_threads", "parallel_calls", "helper_shares", "last_call_threads",
     "output_pool_available",
     "pool_hits", "pool_misses", "pool_idle_bytes", "pool_idle_blocks", "pool_max_idle_bytes",
-    "pool_max_idle_seconds", "sanitized_build", "cpus",
+    "pool_max_idle_seconds", "sanitized_build", "cpu_features", "cpus",
 }
 
 

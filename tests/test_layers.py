@@ -166,7 +166,8 @@ ALLOWED = {
     "fastbits._dispatch": set(),
     "fastbits._dask": {"fastbits._config", "fastbits._dispatch"},
     "fastbits._runtime_py": {"fastbits._config"},
-    "fastbits._runtime": {"fastbits._config", "fastbits._clib"},
+    # the CPU features the loops may use are the machine's and the environment's (_cpus)
+    "fastbits._runtime": {"fastbits._config", "fastbits._cpus", "fastbits._clib"},
     "fastbits._common": {"fastbits._dispatch", "fastbits._clib"},
     "fastbits._ops_py": {"fastbits._runtime_py"},
     "fastbits._quant_py": {"fastbits._cast_py"},

@@ -1,5 +1,6 @@
 /* Byte-level moves (see bytes.h for the contract). */
 #include "bytes.h"
+#include "cpu.h"
 
 #include <string.h>
 
@@ -25,7 +26,8 @@
     } while (0)
 
 /* Contiguous byte swaps, n items of ``itemsize`` bytes in ``unit``-byte units. */
-FB_CLONES static void swap_contiguous(char *o, const char *a, fb_ssize n, fb_ssize itemsize, int unit) {
+FB_DISPATCHED_VOID(swap_contiguous, (char *o, const char *a, fb_ssize n, fb_ssize itemsize, int unit),
+                   (o, a, n, itemsize, unit)) {
     fb_ssize i, m = n * (itemsize / unit);
     if (unit == 2) {
         for (i = 0; i < m; i++) SWAP_ONE(16, o + 2 * i, a + 2 * i);
@@ -37,14 +39,16 @@ FB_CLONES static void swap_contiguous(char *o, const char *a, fb_ssize n, fb_ssi
 }
 
 /* o[i] = a[i] & mask, contiguous bytes. */
-FB_CLONES static void mask_contiguous(uint8_t *o, const uint8_t *a, uint8_t mask, fb_ssize n) {
+FB_DISPATCHED_VOID(mask_contiguous, (uint8_t *o, const uint8_t *a, uint8_t mask, fb_ssize n),
+                   (o, a, mask, n)) {
     fb_ssize i;
     for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i] & mask);
 }
 
 /* o[i] = map[a[i]] for a map that splits (bytes.h): map[0..15] below 16, map[16..31] from 16 up. */
 #if FB_SHUFFLE
-FB_CLONES static void map_split_contiguous(uint8_t *o, const uint8_t *a, fb_ssize n, const uint8_t *map) {
+FB_DISPATCHED_VOID(map_split_contiguous, (uint8_t *o, const uint8_t *a, fb_ssize n, const uint8_t *map),
+                   (o, a, n, map)) {
     fb_v16 t0, t1, x;
     fb_ssize i;
     memcpy(&t0, map, 16);

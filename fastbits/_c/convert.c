@@ -2,6 +2,7 @@
    element.  Every step is defined C: a float becomes an integer only once it is known to be in
    the integer's range, and the float formats are encoded from the bits of a double. */
 #include "convert.h"
+#include "cpu.h"
 #include "numbers.h"
 
 #include <string.h>
@@ -238,9 +239,9 @@ static FB_ALWAYS_INLINE int integer(int num) {
     return num <= FB_NUM_U64 || num == FB_NUM_BOOL;
 }
 
-/* Cloned for AVX2 as a static function, as bytes.c's are: an exported cloned symbol is resolved
-   through an ifunc the other files' calls reach before a sanitizer's runtime is up. */
-FB_CLONES static void convert_row(const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n) {
+/* One row, in an AVX2 and a baseline version (cpu.h). */
+FB_DISPATCHED_VOID(convert_row, (const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa,
+                                  fb_ssize n), (c, o, so, a, sa, n)) {
     format_t f;
     fb_ssize start, m;
     if (direct(c, o, so, a, sa, n)) return;

@@ -4,11 +4,12 @@
    of the element width; DEFINE_BINARY turns it into the row loops, and NOT is XOR with all
    ones.  The layouts that occur most (contiguous, one value repeated, in place, every second
    element, reversed) get loops whose strides the compiler knows, so that it vectorizes each,
-   cloned for AVX2 and the baseline where the platform allows (FB_CLONES); a table
+   compiled for AVX2 and the baseline where the platform allows (FB_DISPATCHED, cpu.h); a table
    indexed by the inputs' stride classes picks them, and any other layout takes a plain strided
    loop.  A large contiguous result is written with streaming stores (see STREAM_FUSED and
    STREAM_CHUNKED below). */
 #include "loops.h"
+#include "cpu.h"
 
 #include "bytes.h"
 #include "convert.h"
@@ -66,7 +67,8 @@ typedef void (*layout_fn)(void *o, const void *a, const void *b, fb_ssize n);
 /* The loop NAME_SUFFIX of inputs A and B (a and b; o for an input the output is, in place) in
    the stride classes CA and CB. */
 #define LAYOUT(NAME, T, SUFFIX, A, B, CA, CB)                                                     \
-    FB_CLONES static void NAME##_##SUFFIX(void *po, const void *pa, const void *pb, fb_ssize n) { \
+    FB_DISPATCHED_VOID(NAME##_##SUFFIX, (void *po, const void *pa, const void *pb, fb_ssize n),     \
+                       (po, pa, pb, n)) {                                                         \
         T *o = (T *)po;                                                                           \
         const T *a = (const T *)pa, *b = (const T *)pb;                                           \
         (void)a, (void)b;                                                                         \
@@ -188,10 +190,10 @@ static FB_ALWAYS_INLINE void fused_lines(int op, int kind, char *o, const char *
 }
 
 #define DEFINE_FUSED_BYTES(NAME, OP)                                                              \
-    /* Cloned: the AVX2 clone's VEX loads fold into the op (vpand x, [mem]), one instruction   \
-       fewer a vector than SSE2's movdqu + pand. */                                              \
-    FB_NOINLINE FB_CLONES static void NAME##_stream_bytes(char *o, const char *a, const char *b,  \
-                                                          fb_ssize nbytes, int kind) {            \
+    /* Dispatched: the AVX2 version's VEX loads fold into the op (vpand x, [mem]), one         \
+       instruction fewer a vector than SSE2's movdqu + pand. */                                  \
+    FB_DISPATCHED_VOID(NAME##_stream_bytes, (char *o, const char *a, const char *b, fb_ssize nbytes, \
+                                             int kind), (o, a, b, nbytes, kind)) {                \
         if (kind == 0) fused_lines(OP, 0, o, a, b, nbytes);                                       \
         else if (kind == 1) fused_lines(OP, 1, o, a, b, nbytes);                                  \
         else fused_lines(OP, 2, o, a, b, nbytes);                                                 \
@@ -272,7 +274,7 @@ DEFINE_WIDTHS(STREAM_CHUNKED, sar, _)
    blend more; GCC cannot know that the instruction already gives the wanted result.  AVX2
    shifts 32- and 64-bit elements by vectors of amounts, but not 8- or 16-bit ones, and has no
    64-bit arithmetic shift: x >> y for x < 0 is ~(~x >>> y), which a large y turns into -1. */
-#if FB_HAVE_CLONES
+#if FB_HAVE_AVX2
 #include <immintrin.h>
 #define FB_AVX2 __attribute__((target("avx2")))
 #define LOAD256(p) _mm256_loadu_si256((const __m256i *)(p))
@@ -371,7 +373,7 @@ static fb_ssize shift_row_avx2(const fb_kernel *k, char *o, const char *a, const
                                fb_ssize so, fb_ssize sa, fb_ssize sb) {
     const fb_ssize w = k->width;
     int kind, streamed;
-    if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || w < 4 || so != w || !__builtin_cpu_supports("avx2"))
+    if (k->op < FB_OP_SHL || k->op > FB_OP_SAR || w < 4 || so != w || !fb_cpu_avx2)
         return 0;
     if (sa == w && sb == w) kind = 0;
     else if (sa == w && sb == 0) kind = 1;

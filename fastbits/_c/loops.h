@@ -1,5 +1,5 @@
 /* Elementwise loops over one row: every bitwise operation at every integer width, with
-   CPU-dispatch clones for the contiguous cases and streaming stores for large results.
+   AVX2 and baseline versions (cpu.h) for the contiguous cases and streaming stores for large results.
 
    A row is n elements with byte strides of any sign (0: one value repeated).  The output may be
    exactly one of the inputs (the same pointer and stride) but must not overlap them otherwise:

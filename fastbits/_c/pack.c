@@ -5,9 +5,10 @@
    element in the low byte; swapped where the host is big endian, le16/le32), and folds or
    spreads them with one mask and a shift or two per step (fewer operations than one shift and
    mask per element: 40 % faster for crumbs), so that GCC vectorizes it into a few word
-   operations and one narrowing or widening step, cloned for AVX2 and the baseline
-   where the platform allows (FB_CLONES). */
+   operations and one narrowing or widening step, compiled for AVX2 and the baseline
+   where the platform allows (FB_DISPATCHED, cpu.h). */
 #include "pack.h"
+#include "cpu.h"
 
 #include <string.h>
 
@@ -26,7 +27,8 @@
 fb_ssize fb_packed_size(fb_ssize n, int bits) { return (n / 8) * bits + ((n % 8) * bits + 7) / 8; }
 
 /* o[i] = the low nibbles of a[2i] (low) and a[2i+1] (high), for m whole output bytes. */
-FB_CLONES static void pack4(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(pack4, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i;
     uint16_t v;
     for (i = 0; i < m; i++) {
@@ -37,7 +39,8 @@ FB_CLONES static void pack4(uint8_t *o, const uint8_t *a, fb_ssize m) {
 }
 
 /* o[i] = the low crumbs of a[4i] .. a[4i+3], lowest first, for m whole output bytes. */
-FB_CLONES static void pack2(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(pack2, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i;
     uint32_t v;
     for (i = 0; i < m; i++) {
@@ -50,7 +53,8 @@ FB_CLONES static void pack2(uint8_t *o, const uint8_t *a, fb_ssize m) {
 }
 
 /* The inverse of pack4 for m whole input bytes (2m output bytes). */
-FB_CLONES static void unpack4(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(unpack4, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i;
     uint16_t v;
     for (i = 0; i < m; i++) {
@@ -61,7 +65,8 @@ FB_CLONES static void unpack4(uint8_t *o, const uint8_t *a, fb_ssize m) {
 }
 
 /* The inverse of pack2 for m whole input bytes (4m output bytes). */
-FB_CLONES static void unpack2(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(unpack2, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i;
     uint32_t v;
     for (i = 0; i < m; i++) {
@@ -104,7 +109,8 @@ typedef uint32_t fb_v8u32 __attribute__((vector_size(32)));
 /* o[3i .. 3i+2] = the low 6 bits of a[4i] .. a[4i+3], lowest first, for m whole groups.  A
    vector step writes each half's 12 bytes as 16 (the next half, step or word overwrites the
    other 4), so the steps stop 4 bytes short of the end of ``o``: nothing past it is written. */
-FB_CLONES static void pack6(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(pack6, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i = 0;
     uint32_t v;
 #ifdef GROUPS_PER_STEP
@@ -141,7 +147,8 @@ static FB_ALWAYS_INLINE void unpack6_group(uint8_t *o, const uint8_t *a, fb_ssiz
 /* The inverse of pack6 for m whole groups (3m input bytes, 4m output bytes).  A vector step
    reads 32 bytes from 4 before its 24, so that each half holds its 12 (the first half at 4, the
    second at 0): the steps start at the third group and stop 4 bytes short of the end of ``a``. */
-FB_CLONES static void unpack6(uint8_t *o, const uint8_t *a, fb_ssize m) {
+FB_DISPATCHED_VOID(unpack6, (uint8_t *o, const uint8_t *a, fb_ssize m),
+                   (o, a, m)) {
     fb_ssize i = 0;
 #ifdef GROUPS_PER_STEP
     /* each lane's 4th byte is a copy of its 3rd, which SPREAD6 does not read */
@@ -182,7 +189,8 @@ void fb_pack(uint8_t *o, const uint8_t *a, fb_ssize n, int bits) {
    folds each pair into the byte of its 16-bit lane that holds the first code, the even one
    (the second code shifted next to the first: down by 4 where that byte is the low one, up by 12
    on a big-endian host where it is the high one), then keeps the even bytes. */
-FB_CLONES static void map_pack4(uint8_t *o, const uint8_t *a, fb_ssize m, const uint8_t *map) {
+FB_DISPATCHED_VOID(map_pack4, (uint8_t *o, const uint8_t *a, fb_ssize m, const uint8_t *map),
+                   (o, a, m, map)) {
     typedef uint16_t v8u16 __attribute__((vector_size(16)));
     const fb_v16 codes = {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15};
     const fb_v16 even = {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14};
@@ -207,7 +215,7 @@ FB_CLONES static void map_pack4(uint8_t *o, const uint8_t *a, fb_ssize m, const 
 #endif
 
 /* The OR of the n bytes at a. */
-FB_CLONES static unsigned or_bytes(const uint8_t *a, fb_ssize n) {
+FB_DISPATCHED(unsigned, or_bytes, (const uint8_t *a, fb_ssize n), (a, n)) {
     fb_ssize i;
     uint8_t acc = 0;
     for (i = 0; i < n; i++) acc |= a[i];

@@ -1,5 +1,5 @@
 /* Compiler and platform switches shared by fastbits' C files: the index type, CPU-dispatch
-   clones, symbol export, sanitizer detection and byte order.  Nothing here allocates or computes. */
+   switch, symbol export, sanitizer detection and byte order.  Nothing here allocates or computes. */
 #ifndef FASTBITS_PLATFORM_H
 #define FASTBITS_PLATFORM_H
 
@@ -15,19 +15,17 @@ typedef ptrdiff_t fb_ssize;
 
 static inline fb_ssize fb_abs(fb_ssize x) { return x < 0 ? -x : x; }
 
-/* CPU dispatch: GCC compiles a function marked FB_CLONES for AVX2 and the baseline and picks
-   one when the module loads, through an ifunc.  ifuncs exist only with glibc's loader, so
-   musl, macOS, Windows and clang builds compile the baseline loops alone.  No AVX-512F clone:
-   under GCC's generic tuning it used 64-byte vectors, which straddle two cache lines on every
-   access of numpy's 16-byte-aligned arrays, and on an AVX-512 host the AVX2 clone took 0.9x
-   its time on a 64K int32 AND (fresh result); numpy runs its AVX2 loop for that op there too. */
+/* CPU dispatch (cpu.h): GCC on x86-64 glibc compiles the loops for AVX2 and the baseline, and
+   the module picks one at run time; musl, macOS, Windows and clang builds compile the baseline
+   loops alone, as the wheels' configuration has it.  No AVX-512F version: under GCC's generic
+   tuning it used 64-byte vectors, which straddle two cache lines on every access of numpy's
+   16-byte-aligned arrays, and on an AVX-512 host the AVX2 version took 0.9x its time on a 64K
+   int32 AND (fresh result); numpy runs its AVX2 loop for that op there too. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
     && defined(__GLIBC__) && !defined(FB_NO_CLONES)
-#define FB_CLONES __attribute__((target_clones("avx2", "default")))
-#define FB_HAVE_CLONES 1
+#define FB_HAVE_AVX2 1
 #else
-#define FB_CLONES
-#define FB_HAVE_CLONES 0
+#define FB_HAVE_AVX2 0
 #endif
 
 /* Symbols other code looks up by name (threadpoolctl, through ctypes). */

@@ -1,5 +1,6 @@
 /* QuantizeLinear and DequantizeLinear (quant.h). */
 #include "quant.h"
+#include "cpu.h"
 #include "numbers.h"
 
 #include <string.h>
@@ -221,9 +222,9 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
     }
 }
 
-/* Cloned for AVX2 as a static function, as convert.c's row is. */
-FB_CLONES static void quant_row(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx, const char *p,
-                                fb_ssize sp, fb_ssize n) {
+/* One row, in an AVX2 and a baseline version (cpu.h). */
+FB_DISPATCHED_VOID(quant_row, (const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
+                                const char *p, fb_ssize sp, fb_ssize n), (q, o, so, x, sx, p, sp, n)) {
     if (q->kind == FB_DEQUANTIZE) dequantize(q, o, so, x, sx, p, sp, n);
     else quantize(q, o, so, x, sx, p, sp, n);
 }

@@ -1,0 +1,46 @@
+/* The instruction sets the loops may use, chosen at run time.
+
+   A function defined with FB_DISPATCHED is compiled twice, for AVX2 and for the baseline, and
+   calls one of them by fb_cpu_avx2: set once, when the module loads (fb_cpu_init), where the
+   CPU has AVX2 and the caller allows it (FASTBITS_DISABLE_CPU_FEATURES, read in Python by
+   fastbits._cpus, as numpy's NPY_DISABLE_CPU_FEATURES).  So the baseline loops run, and can be
+   tested, on a machine that has AVX2.  Before fb_cpu_init, the baseline.  Only GCC on x86-64
+   glibc builds the AVX2 versions (FB_HAVE_AVX2, platform.h); elsewhere a dispatched function
+   is the baseline one alone. */
+#ifndef FASTBITS_CPU_H
+#define FASTBITS_CPU_H
+
+#include "platform.h"
+
+/* 1 where the AVX2 versions run.  Each module that compiles cpu.c has its own. */
+extern FB_HIDDEN int fb_cpu_avx2;
+
+/* Choose the versions: AVX2 where the CPU has it and allow_avx2 is set; returns fb_cpu_avx2. */
+int fb_cpu_init(int allow_avx2);
+
+#if FB_HAVE_AVX2
+#define FB_TARGET_AVX2 __attribute__((target("avx2")))
+/* RET NAME PARAMS, whose body follows the macro: the body inlined into an AVX2 and a baseline
+   version, and NAME calling one of them.  ARGS are PARAMS' names, in parentheses. */
+#define FB_DISPATCHED(RET, NAME, PARAMS, ARGS)                                                    \
+    static FB_ALWAYS_INLINE RET NAME##_body PARAMS;                                               \
+    FB_TARGET_AVX2 static RET NAME##_avx2 PARAMS { return NAME##_body ARGS; }                     \
+    static RET NAME##_base PARAMS { return NAME##_body ARGS; }                                    \
+    static inline RET NAME PARAMS { return fb_cpu_avx2 ? NAME##_avx2 ARGS : NAME##_base ARGS; }  \
+    static FB_ALWAYS_INLINE RET NAME##_body PARAMS
+/* The same for a function returning nothing. */
+#define FB_DISPATCHED_VOID(NAME, PARAMS, ARGS)                                                    \
+    static FB_ALWAYS_INLINE void NAME##_body PARAMS;                                              \
+    FB_TARGET_AVX2 static void NAME##_avx2 PARAMS { NAME##_body ARGS; }                           \
+    static void NAME##_base PARAMS { NAME##_body ARGS; }                                          \
+    static inline void NAME PARAMS {                                                              \
+        if (fb_cpu_avx2) NAME##_avx2 ARGS;                                                        \
+        else NAME##_base ARGS;                                                                    \
+    }                                                                                             \
+    static FB_ALWAYS_INLINE void NAME##_body PARAMS
+#else
+#define FB_DISPATCHED(RET, NAME, PARAMS, ARGS) static RET NAME PARAMS
+#define FB_DISPATCHED_VOID(NAME, PARAMS, ARGS) static void NAME PARAMS
+#endif
+
+#endif /* FASTBITS_CPU_H */

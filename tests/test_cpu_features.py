@@ -1,0 +1,58 @@
+"""The loops' instruction sets: chosen at run time, and the baseline loops testable on a machine
+whose CPU has more (FASTBITS_DISABLE_CPU_FEATURES, read once at import)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import fastbits
+from fastbits import _cpus
+
+TESTS = pathlib.Path(__file__).parent
+#: The tests of the loops against the pure path and numpy: every kernel family (bitwise and
+#: shifts, BitCast's copies, Cast's conversions and tables, Q/DQ, packing), every layout.
+DIFFERENTIAL = ["test_compiled.py", "test_bitshift.py", "test_bitcast.py", "test_packing.py",
+                "test_quantize.py::test_paths_agree_on_random_arrays"]
+
+
+def test_runtime_info_names_the_features_in_use():
+    features = fastbits.runtime_info()["cpu_features"]
+    assert set(features) <= set(_cpus.CPU_FEATURES)
+    if fastbits.BACKEND == "python" or "AVX2" in os.environ.get("FASTBITS_DISABLE_CPU_FEATURES", "").upper():
+        assert features == []
+
+
+@pytest.mark.parametrize(("value", "allowed"), [
+    ("", ("AVX2",)), ("AVX2", ()), ("avx2", ()), (" avx2 ,", ()), ("AVX2,AVX2", ()),
+])
+def test_the_environment_variable_names_features(value, allowed):
+    assert _cpus.allowed_cpu_features(value) == allowed
+
+
+def test_an_unknown_feature_is_ignored_with_a_warning():
+    with pytest.warns(RuntimeWarning, match="names AVX9, SSE7, which the loops have no version for"):
+        assert _cpus.allowed_cpu_features("sse7 AVX2 avx9") == ()
+
+
+@pytest.mark.compiled
+@pytest.mark.thread_unsafe
+def test_baseline_loops_pass_the_differential_tests():
+    """Where the loops run their AVX2 versions, the differential tests again in a process that
+    disables them: the baseline versions are then checked on this machine too."""
+    if "AVX2" not in fastbits.runtime_info()["cpu_features"]:
+        pytest.skip("the loops run their baseline versions already (no AVX2 here, or disabled)")
+    env = {**os.environ, "FASTBITS_DISABLE_CPU_FEATURES": "AVX2"}
+    tests = [str(TESTS / name) for name in DIFFERENTIAL]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+         str(TESTS / "test_cpu_features.py::test_runtime_info_names_the_features_in_use"), *tests],
+        env=env, capture_output=True, text=True, cwd=tempfile.gettempdir(),
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout.splitlines()[-1]
