@@ -524,7 +524,7 @@ def run_into_closed_pipe(*args, timeout=120):
     return done.returncode, done.stderr
 
 
-def test_requirements():
+def requirements_installed():
     """The requirements of fastbits' ``test`` extra that apply to this Python, by name, each
     with whether it is installed."""
     from importlib import metadata
@@ -548,7 +548,7 @@ def missing_test_requirements():
     """The requirements of fastbits' ``test`` extra that apply to this Python but are not
     installed, by name (empty where the test extras are installed, as in the tox envs that
     install them): a test of an optional module skips only where this is not empty."""
-    return [name for name, installed in test_requirements().items() if not installed]
+    return [name for name, installed in requirements_installed().items() if not installed]
 
 
 def import_required(module):
@@ -559,7 +559,7 @@ def import_required(module):
 
     import pytest
 
-    if not missing_test_requirements() and module in test_requirements():
+    if not missing_test_requirements() and module in requirements_installed():
         return importlib.import_module(module)
     return pytest.importorskip(module)
 

@@ -822,7 +822,7 @@ def test_bench_model_rows():
             else:
                 assert res["status"] in ("n/a", "absent") and res["reason"], (name, res)
     if "onnx-ref+fb" not in available:
-        return
+        pytest.skip("onnx is not installed: the evaluator with fastbits' operators was not timed")
     from fastbits import onnx_ops
 
     (build,) = [c for c in cases if c.op == "model-build"]

@@ -166,7 +166,7 @@ OPS_SETTINGS = settings(SETTINGS, max_examples=120)
 OTHER_BINARY = [op for op in BINARY_OPS if op != "bitwise_and"]
 
 
-def _same(result, expected):
+def _assert_same_array(result, expected):
     assert type(result) is type(expected)
     assert result.dtype == expected.dtype
     assert result.shape == expected.shape
@@ -176,7 +176,7 @@ def _same(result, expected):
 def _check_fresh(op, a, b):
     """A fresh result of ``op``: the pure path's, the reference's, a new array in numpy's layout."""
     fast = run_op(C, op, a, b)
-    _same(fast, run_op(P, op, a, b))
+    _assert_same_array(fast, run_op(P, op, a, b))
     assert np.array_equal(fast, reference(op, a, b))
     assert layout_of(fast) == expected_layout(a, b) and fast.dtype.isnative
     assert not np.shares_memory(fast, a) and not np.shares_memory(fast, b)
@@ -239,7 +239,7 @@ def test_bitwise_not_matches_pure_and_numpy(n, data, threads):
     C.set_num_threads(n)
     for x in data[1]:
         fast = C.bitwise_not(x)
-        _same(fast, P.bitwise_not(x))
+        _assert_same_array(fast, P.bitwise_not(x))
         assert np.array_equal(fast, np.invert(x))
         assert layout_of(fast) == expected_layout(x) and fast.dtype.isnative and not np.shares_memory(fast, x)
 
@@ -341,7 +341,7 @@ def test_python_int_operand(op, dtype, value, shape, left):
             run_op(C, op, *args)
         assert str(info.value) == str(exc)
         return
-    _same(run_op(C, op, *args), expected)
+    _assert_same_array(run_op(C, op, *args), expected)
     assert np.array_equal(expected, reference(op, *(np.asarray(v, dtype) for v in args)))
 
 
@@ -402,7 +402,7 @@ def test_bitwise_not_errors_match_pure(x, kwargs):
 
 @pytest.mark.parametrize("x", [5, -1, 2**63, [1, 2], np.int8(-3), np.array(7, ">u2")])
 def test_bitwise_not_array_likes_match_pure(x):
-    _same(C.bitwise_not(x), P.bitwise_not(x))
+    _assert_same_array(C.bitwise_not(x), P.bitwise_not(x))
 
 
 U8 = np.arange(6, dtype=np.uint8)
@@ -524,7 +524,7 @@ def test_large_shift_by_a_scalar(n, dtype, direction, threads):
         out = np.empty_like(x)
         C.bitshift(x, amount, direction, out=out)
         assert np.array_equal(out, expected)
-        _same(C.bitshift(x[::-1], amount, direction), P.bitshift(x[::-1], amount, direction))
+        _assert_same_array(C.bitshift(x[::-1], amount, direction), P.bitshift(x[::-1], amount, direction))
 
 
 # --------------------------------------------------------------------------

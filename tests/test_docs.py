@@ -290,3 +290,34 @@ def test_the_docs_build_refuses_a_stale_performance_run():
     del older["meta"]["method"]["spread"]
     with pytest.raises(pages.StaleRunError, match="spreads are each ratio's own"):
         pages.check_current(older)
+
+
+def _design_table_files() -> set[str]:
+    """The files docs/design.md's "Where things live" table names, as paths below the
+    checkout: a row's first path gives the directory of the names after it."""
+    text = (DOCS / "design.md").read_text(encoding="utf-8")
+    section = text.split("## Where things live", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        names = re.findall(r"`([^`]+)`", line.split(" | ", 1)[0])
+        folder = names[0] if names[0].endswith("/") else names[0].rsplit("/", 1)[0] + "/"
+        named.update(name if "/" in name else folder + name for name in names)
+    return named
+
+
+def test_the_design_file_table_names_every_file_of_the_package():
+    """Every source file of the package (the generated C of a .pyx aside) is in the table, and
+    the table names no file that is not there; the bench, one row, is named as its folder."""
+    package = ROOT / "fastbits"
+    files = {
+        path.relative_to(ROOT).as_posix() for path in package.rglob("*")
+        if path.is_file() and path.suffix in (".py", ".pyx", ".pxd", ".pyi", ".c", ".h", ".typed")
+        and "__pycache__" not in path.parts and "_bench" not in path.parts
+        and not (path.suffix == ".c" and path.with_suffix(".pyx").exists())
+    }
+    named = _design_table_files()
+    assert "fastbits/_bench/" in named
+    assert sorted(files - named) == [], "files the table does not name"
+    assert sorted(named - files - {"fastbits/_bench/"}) == [], "names in the table that are no file"

@@ -654,7 +654,7 @@ def test_precision_spellings(ops, spelling):
 # the paths against each other
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
+def _same_bits_any_nan(a: np.ndarray, b: np.ndarray) -> bool:
     """Same dtype, shape and bits, a NaN matching any NaN."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
@@ -683,7 +683,7 @@ def _compare_paths(rng, x_shape, scale_shape, axis, block, dq_pairs, ql_combinat
         args = (x, s) if z is None else (x, s, z)
         kw = dict(axis=axis, block_size=block, output_dtype=y)
         a, b = PURE.dequantize_linear(*args, **kw), COMPILED.dequantize_linear(*args, **kw)
-        assert _same(a, b), ("DequantizeLinear", x_type.name, s_type.name, name(y), x_shape, scale_shape, axis, block)
+        assert _same_bits_any_nan(a, b), ("DequantizeLinear", x_type.name, s_type.name, name(y), x_shape, scale_shape, axis, block)
     for x_type, s_type, dst in ql_combinations:
         x = random_tensor(x_type, x_shape, seed=rng)
         s = random_tensor(s_type, scale_shape, seed=rng)
@@ -693,7 +693,7 @@ def _compare_paths(rng, x_shape, scale_shape, axis, block, dq_pairs, ql_combinat
         args = (x, s) if z is None else (x, s, z)
         kw = dict(axis=axis, block_size=block, output_dtype=dst, saturate=saturate, precision=precision)
         a, b = PURE.quantize_linear(*args, **kw), COMPILED.quantize_linear(*args, **kw)
-        assert _same(a, b), ("QuantizeLinear", x_type.name, s_type.name, dst.name, name(precision), saturate,
+        assert _same_bits_any_nan(a, b), ("QuantizeLinear", x_type.name, s_type.name, dst.name, name(precision), saturate,
                              x_shape, scale_shape, axis, block)
 
 
