@@ -52,11 +52,13 @@ cdef extern from "Python.h":
 
 
 cdef enum:
-    MAX_KEYWORDS = 4     # keyword-only parameters of a public function (cast: saturate, round_mode, out, order)
+    MAX_KEYWORDS = 5     # keyword-only parameters of a public function (quantize_linear's five)
+    MAX_POSITIONAL = 3   # positional parameters of a public function (bitshift, unpack, Q/DQ)
 
 
-# A public function's two paths, given its positional arguments and its keyword-only ones'
-# values in spec.SIGNATURES' order (each its default when not given): ``fast``, decided at C
+# A public function's two paths, given its positional arguments (every one: an optional one left
+# out is None, spec.OPTIONAL_POSITIONAL) and its keyword-only ones' values in spec.SIGNATURES'
+# order (each its default when not given): ``fast``, decided at C
 # level, returns None for a call it does not take; ``slow`` takes every call (the spec's
 # checks, then the kernels).
 ctypedef object (*path_fn)(Entry entry, PyObject** args, PyObject** options)
@@ -68,6 +70,7 @@ cdef class Entry:
     cdef readonly str name       # the public function's name (a key of spec.SIGNATURES)
     cdef readonly str opname     # the operator its errors name (BitwiseAnd, pack, ...)
     cdef Py_ssize_t npositional
+    cdef Py_ssize_t noptional    # the last positional parameters that may be left out (None)
     cdef Py_ssize_t noperands    # the positional arguments an adapter may take (_dispatch.OPERANDS)
     cdef tuple keywords          # its keyword-only parameters' names
     cdef tuple defaults          # and their defaults

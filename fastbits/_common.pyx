@@ -158,10 +158,11 @@ cdef inline bint _numpy_operand(PyObject* value) noexcept:
 
 cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* options[MAX_KEYWORDS]
+    cdef PyObject* given[MAX_POSITIONAL]
     cdef Py_ssize_t i, j, nkw
     for j in range(self.nkeywords):
         options[j] = self.default_values[j]
-    if nargs != self.npositional:
+    if nargs != self.npositional and not self.npositional - self.noptional <= nargs < self.npositional:
         _refuse(self, args, nargs, kwnames)
     if kwnames != NULL:
         nkw = PyTuple_GET_SIZE(<object>kwnames)
@@ -170,6 +171,10 @@ cdef object _call(Entry self, PyObject** args, Py_ssize_t nargs, PyObject* kwnam
             if j < 0:
                 _refuse(self, args, nargs, kwnames)
             options[j] = args[nargs + i]
+    if nargs < self.npositional:  # optional ones left out: None
+        for i in range(self.npositional):
+            given[i] = args[i] if i < nargs else <PyObject*>None
+        args = given
     result = self.fast(self, args, options)
     if result is not None:
         return result
@@ -221,6 +226,9 @@ cdef object entry_point(str name, str opname, int op, path_fn fast, path_fn slow
     entry.opname = opname
     entry.reference = reference
     entry.npositional = len(names)
+    entry.noptional = spec.OPTIONAL_POSITIONAL.get(name, 0)
+    if entry.npositional > MAX_POSITIONAL:
+        raise ValueError(f"fastbits._common: {name} has more than {MAX_POSITIONAL} positional parameters")
     entry.noperands = OPERANDS[name]
     entry.keywords = tuple(options)
     entry.defaults = tuple(options.values())

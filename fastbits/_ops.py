@@ -79,10 +79,9 @@ def load(name: Literal["cython", "python"]) -> Path:
 
         gate = _dispatch.gate
         ops, casting, quantizing, packing, runtime = _ops_py, _cast_py, _quant_py, _packing_py, _runtime_py
-    # QuantizeLinear and DequantizeLinear are Python functions on both paths: the gate is theirs
     return Path._make([name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
-                       gate(casting.cast_like), _dispatch.gate(quantizing.quantize_linear),
-                       _dispatch.gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
+                       gate(casting.cast_like), gate(quantizing.quantize_linear),
+                       gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
                        runtime.get_num_threads, runtime.set_num_threads, runtime])
 
 

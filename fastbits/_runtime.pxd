@@ -16,11 +16,13 @@ cdef void snapshot(fb_config_t* config) noexcept nogil
 # be allocated.
 cdef int run(fb_plan* plan) except -1
 
-# ``kernel`` over n contiguous elements into o, run here when the grain rule gives them one
-# thread (its stream flag set as run() would set it): True, having run it; else False, having
-# done nothing (the caller plans the call instead).  b is a again for a unary kernel.
-cdef bint run_inline(const fb_config_t* config, fb_kernel* kernel, char* o, const char* a, const char* b,
-                     Py_ssize_t n) noexcept
+# ``kernel`` over n elements into contiguous o, from a and b at byte strides sa and sb (b's 0:
+# one value for every element), run here when the grain rule gives them one thread (its stream
+# flag set as run() would set it): True, having run it; else False, having done nothing (the
+# caller plans the call instead).  b is a again for a unary kernel.  Every kernel family's
+# small-call path.
+cdef bint run_inline(const fb_config_t* config, fb_kernel* kernel, char* o, const char* a, Py_ssize_t sa,
+                     const char* b, Py_ssize_t sb, Py_ssize_t n) noexcept
 
 # One row of ``k`` (fastbits/_c/loops.h: fb_row), for the public Cython API (kernels), so that
 # the loops are compiled once.

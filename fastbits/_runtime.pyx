@@ -76,16 +76,16 @@ cdef int run(fb_plan* plan) except -1:
     return 0
 
 
-cdef bint run_inline(const fb_config_t* config, fb_kernel* kernel, char* o, const char* a, const char* b,
-                     Py_ssize_t n) noexcept:
-    cdef Py_ssize_t w = kernel.width, wi = kernel.in_width
+cdef bint run_inline(const fb_config_t* config, fb_kernel* kernel, char* o, const char* a, Py_ssize_t sa,
+                     const char* b, Py_ssize_t sb, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t w = kernel.width
     if not fb_engine_inline(config, kernel, n):
         return False
     if fb_engine_nogil(n * w):
         with nogil:
-            fb_row(kernel, o, a, b, n, w, wi, wi)
+            fb_row(kernel, o, a, b, n, w, sa, sb)
     else:
-        fb_row(kernel, o, a, b, n, w, wi, wi)
+        fb_row(kernel, o, a, b, n, w, sa, sb)
     return True
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import fastbits
-from fastbits import DataType, spec
+from fastbits import DataType, _cast_py, spec
 from support import FLOAT_SPECS, INT_RANGES, NAN, cast_exact, exact_of_bits, exact_values, same_cast_result
 
 CAST_TYPES = sorted(spec.CAST_T)
@@ -304,6 +304,25 @@ def test_cast_like_takes_the_target_type(ops):
     assert ops.cast_like(x, np.zeros(0, ml_dtypes.int4)).astype(np.int8).tolist() == [2, 4, 0]
     with pytest.raises(fastbits.TypeConstraintError, match="CastLike: .*fastbits leaves strings to onnx"):
         ops.cast_like(x, np.array(["a"]))
+
+
+@pytest.mark.parametrize("target, dtype", [
+    (np.float16(0), np.float16),                  # a numpy scalar
+    (ml_dtypes.float8_e4m3fn(1), ml_dtypes.float8_e4m3fn),  # one of ml_dtypes'
+    (np.zeros((), np.uint8), np.uint8),           # a 0-d array
+    (np.zeros(2, ">i2"), np.int16),               # big-endian: its type, in native order
+    ([1, 2], np.int64),                           # array-likes: the type numpy reads them as
+    (3, np.int64),
+    (2.5, np.float64),
+])
+def test_cast_like_reads_the_type_of_any_target(ops, target, dtype):
+    """CastLike's target is read as an array is, whatever it is (twice: a compiled call after the
+    first may take another path), and the result is the reference's."""
+    x = np.array([2.5, 3.5, -7.25], np.float32)
+    for _ in range(2):
+        got = ops.cast_like(x, target)
+        assert got.dtype == np.dtype(dtype)
+        assert got.tobytes() == _cast_py.cast(x, np.dtype(dtype)).tobytes()
 
 
 # --------------------------------------------------------------------------

@@ -191,7 +191,10 @@ def test_help_shows_the_quantization_docstring(name, ops):
     function = getattr(ops, name)
     assert function.__doc__ == reference.__doc__
     signature = inspect.signature(function)
-    assert str(signature) == str(inspect.signature(reference))
+    # the same parameters, kinds and defaults (the compiled builtin's carry no annotations: the
+    # checkers read them from _signatures)
+    assert [(p.name, p.kind, p.default) for p in signature.parameters.values()] == [
+        (p.name, p.kind, p.default) for p in inspect.signature(reference).parameters.values()]
     zero = list(signature.parameters.values())[2]
     assert zero.name.endswith("_zero_point") and zero.default is None and zero.kind == zero.POSITIONAL_ONLY
     text = pydoc.render_doc(function, renderer=pydoc.plaintext)

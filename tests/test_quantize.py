@@ -712,6 +712,92 @@ def test_paths_agree_on_random_arrays(seed):
         _compare_paths(rng, x_shape, scale_shape, axis, block, dq, ql)
 
 
+def _outcome(function, *args, **kwargs):
+    """A call's result, or its error's class and message."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the class is the outcome
+        return (type(exc), str(exc))
+
+
+def _same_outcome(a, b) -> bool:
+    return _same_bits_any_nan(a, b) if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) else a == b
+
+
+def _scale_shapes(x_shape):
+    """Scale shapes around each granularity of ``x_shape``: the right ones and near misses."""
+    shapes = {(), (1,), (2,), (1, 1)}
+    for d, n in enumerate(x_shape):
+        shapes |= {(n,), (n + 1,)}
+        for block in (1, 2, 3):
+            blocks = -(-n // block)
+            shapes |= {x_shape[:d] + (blocks,) + x_shape[d + 1:], x_shape[:d] + (blocks + 1,) + x_shape[d + 1:]}
+    return sorted(shapes)
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+def test_the_fast_path_takes_what_the_spec_takes():
+    """Every (input shape, scale shape, axis, block size, zero point) near each granularity: the
+    compiled path, called twice (the first call records the types, the second takes the fast
+    path where it can), gives the pure path's result bit for bit, or its error word for word."""
+    rng = np.random.default_rng(7)
+    for x_shape in [(), (4,), (3, 4), (2, 3, 5)]:
+        xq = rng.standard_normal(x_shape).astype(np.float32) * 8
+        xd = rng.integers(-128, 128, x_shape).astype(np.int8)
+        for scale_shape in _scale_shapes(x_shape):
+            scale = (rng.random(scale_shape) + 0.25).astype(np.float32)
+            zeros = [None, rng.integers(-5, 5, scale_shape).astype(np.int8), np.int8(3)]
+            for axis in range(-len(x_shape) - 1, len(x_shape) + 1):
+                for block in (0, 1, 2, 3, -1):
+                    for zero in zeros:
+                        args = (scale,) if zero is None else (scale, zero)
+                        kw = dict(axis=axis, block_size=block)
+                        for function, x in (("quantize_linear", xq), ("dequantize_linear", xd)):
+                            expected = _outcome(getattr(PURE, function), x, *args, **kw)
+                            for _ in range(2):
+                                got = _outcome(getattr(COMPILED, function), x, *args, **kw)
+                                assert _same_outcome(got, expected), (function, x_shape, scale_shape, axis, block,
+                                                                      None if zero is None else zero.shape)
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+@pytest.mark.parametrize("zero_type", [None, D.INT8, D.UINT8, D.INT16, D.UINT16, D.INT4, D.UINT4, D.INT2, D.UINT2])
+def test_the_fast_path_equals_the_reference(zero_type):
+    """The calls the fast path takes (a float32 scale as an array or a numpy scalar, an integer
+    zero point of every width, or none), around its one-row limit (64 elements) and in layouts it
+    hands to the engine (strided, transposed), per tensor, per axis and blocked, equal the
+    pure path's bit for bit."""
+    rng = np.random.default_rng(int(zero_type or 0))
+    low, high = (0, 255) if zero_type is None else INT_RANGES[zero_type]
+    zdtype = None if zero_type is None else spec.numpy_dtype(zero_type)
+    for n in (1, 63, 64, 65, 300):
+        for layout in ("contiguous", "strided", "transposed"):
+            x2 = rng.standard_normal((n, 4)).astype(np.float32) * 40
+            xd2 = rng.integers(low, high + 1, (n, 4)).astype(zdtype or np.uint8)
+            if layout == "strided":
+                x2, xd2 = np.repeat(x2, 2, axis=1)[:, ::2], np.repeat(xd2, 2, axis=1)[:, ::2]
+            elif layout == "transposed":
+                x2, xd2 = np.ascontiguousarray(x2.T).T, np.ascontiguousarray(xd2.T).T
+            cases = [((), 1, 0), ((4,), 1, 0), ((n,), 0, 0), ((n, 2), 1, 2), ((-(-n // 3), 4), 0, 3)]
+            for scale_shape, axis, block in cases:
+                scale = (rng.random(scale_shape) + 0.1).astype(np.float32)
+                scales = [scale, np.float32(scale)] if scale_shape == () else [scale]
+                zero = None if zdtype is None else rng.integers(low, high + 1, scale_shape).astype(zdtype)
+                zeros = [zero] if zero is None or scale_shape else [zero, zero[()]]
+                for s in scales:
+                    for z in zeros:
+                        args = (s,) if z is None else (s, z)
+                        kw = dict(axis=axis, block_size=block)
+                        for _ in range(2):
+                            for function, x in (("quantize_linear", x2), ("dequantize_linear", xd2)):
+                                a = getattr(PURE, function)(x, *args, **kw)
+                                b = getattr(COMPILED, function)(x, *args, **kw)
+                                assert _same_bits_any_nan(a, b), (function, n, layout, scale_shape, axis, block,
+                                                                  type(s).__name__, type(z).__name__)
+
+
 @pytest.mark.filterwarnings("error")
 def test_signaling_nans_are_nans_without_a_warning(ops):
     """A signaling NaN (random bits hold them) is a NaN like any other: no RuntimeWarning

@@ -97,13 +97,13 @@ static void run_blocked(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scrat
                     fb_prefetch_tile(at + j1 * pl->s[k][nd - 1], pl->s[k][nd - 2],
                                      j1 + TILE_COLS <= n1 ? TILE_COLS : n1 - j1, pl->s[k][nd - 1],
                                      (i1 - i0) * fb_abs(pl->s[k][nd - 2]));
-                fb_gather_tile(scratch + k * SLOT_BYTES, at + jb * pl->s[k][nd - 1], i1 - i0, j1 - jb,
+                fb_gather_tile(scratch + k * pl->slot_bytes, at + jb * pl->s[k][nd - 1], i1 - i0, j1 - jb,
                                pl->s[k][nd - 2], pl->s[k][nd - 1], (int)width_of(pl, k));
             }
             /* the tile's rows: a transposed input's from scratch, the others' in place */
             for (k = 0; k < 3; k++) {
                 if (pl->transposed[k]) {
-                    q[k] = scratch + k * SLOT_BYTES;
+                    q[k] = scratch + k * pl->slot_bytes;
                     step[k] = (j1 - jb) * width_of(pl, k);
                     st[k] = width_of(pl, k);
                 } else {
@@ -144,7 +144,7 @@ static void run_gathered(const fb_plan *pl, fb_ssize u0, fb_ssize u1, char *scra
     fb_kernel plain = pl->kernel; /* scratch chunks: no streaming stores */
     cursor_t c, c2;
     fb_ssize row, r, count;
-    char *q[3] = {scratch, scratch + SLOT_BYTES, scratch + 2 * SLOT_BYTES};
+    char *q[3] = {scratch, scratch + pl->slot_bytes, scratch + 2 * pl->slot_bytes};
     int k;
     plain.stream = 0;
     cursor_at(pl, &c, u0, nouter);
@@ -171,7 +171,7 @@ static const loop_fn loops[] = {run_line, run_rows, run_blocked, run_repeated, r
 static void run_share(void *ctx, int share, int slot) {
     const fb_plan *pl = ctx;
     const fb_ssize u0 = share * pl->nunits / pl->nthreads, u1 = (share + 1) * pl->nunits / pl->nthreads;
-    if (u0 < u1) loops[pl->loop](pl, u0, u1, pl->scratch ? pl->scratch + (fb_ssize)slot * SCRATCH_BYTES : NULL);
+    if (u0 < u1) loops[pl->loop](pl, u0, u1, pl->scratch ? pl->scratch + (fb_ssize)slot * 3 * pl->slot_bytes : NULL);
 }
 
 /* Operand k is C-contiguous over all axes of the plan. */
@@ -330,7 +330,11 @@ int fb_engine_plan(fb_plan *pl) {
     if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) kind = FB_GRAIN_STRIDED;
     else kind = pl->kernel.stream ? FB_GRAIN_STREAMED : FB_GRAIN_CACHED;
     pl->nthreads = fb_threads_for(&pl->config, kind, fb_kernel_work(&pl->kernel, pl->total), pl->nunits);
-    if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) {
+    pl->slot_bytes = SLOT_BYTES;
+    if (pl->loop == LOOP_GATHERED && pl->nthreads == 1 && pl->total * 16 <= FB_SMALL_SLOT) {
+        pl->slot_bytes = FB_SMALL_SLOT; /* a chunk is at most the whole plan: total elements */
+        pl->scratch = pl->small_scratch;
+    } else if (pl->loop == LOOP_BLOCKED || pl->loop == LOOP_GATHERED) {
         pl->scratch = malloc((size_t)pl->nthreads * SCRATCH_BYTES);
         if (pl->scratch == NULL) {
             free(pl->tile);
@@ -343,7 +347,7 @@ int fb_engine_plan(fb_plan *pl) {
 
 void fb_engine_run(fb_plan *pl) {
     fb_team_run(run_share, pl, pl->nthreads, pl->config.spin_ns);
-    free(pl->scratch);
+    if (pl->scratch != pl->small_scratch) free(pl->scratch);
     free(pl->tile);
     pl->scratch = pl->tile = NULL;
 }

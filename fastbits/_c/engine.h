@@ -44,6 +44,8 @@ typedef struct {
     char *p;
 } fb_operand;
 
+#define FB_SMALL_SLOT 1024 /* bytes of a small plan's scratch slot: 64 elements of 16 bytes */
+
 typedef struct {
     /* filled by the caller */
     fb_config_t config;         /* the call's snapshot of the settings (fb_config_get) */
@@ -62,6 +64,10 @@ typedef struct {
     fb_ssize tile_len;          /* the repeated loop: elements of the tile */
     char *tile;
     char *scratch;              /* the blocked and gathered loops: scratch memory per thread */
+    fb_ssize slot_bytes;        /* its slots (out, a, b: three per thread) */
+    /* A gathered loop's scratch where one thread runs a plan of FB_SMALL_SLOT bytes or fewer a
+       slot: no allocation on a small call. */
+    FB_ALIGNED(64) char small_scratch[3 * FB_SMALL_SLOT];
 } fb_plan;
 
 /* The broadcast of ``ninputs`` (1 or 2) inputs: the result's shape in plan->nd and plan->n,

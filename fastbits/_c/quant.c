@@ -146,6 +146,13 @@ static FB_ALWAYS_INLINE int32_t ql_integer(float quotient, int32_t zero, int32_t
     return t > high ? high : t;
 }
 
+/* A zero point as an int32.  The caller's zero point is an integer of the result's type (the
+   spec's checks see to that), which converts exactly; anything else, NaN included, is clamped
+   first, so that the conversion is defined wherever this function is called. */
+static FB_ALWAYS_INLINE int32_t ql_zero(float zero) {
+    return zero >= -131072.0f && zero <= 131072.0f ? (int32_t)zero : zero > 0 ? 131072 : zero < 0 ? -131072 : 0;
+}
+
 /* A quotient as a float format's code: plus the zero point (exact in a double up to what the
    format's rounding cannot see), encoded by Cast's rules; a missing zero point (-0) adds
    nothing, and the float encoder takes the quotient as it is. */
@@ -207,18 +214,18 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         const uint8_t mask = (uint8_t)(q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
         int32_t zero;
         memcpy(&c, p, sizeof c);
-        zero = (int32_t)c.zero;
+        zero = ql_zero(c.zero);
         for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c.scale, zero, low, high) & mask;
         return;
     }
     switch (q->y) {
-    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, (int32_t)c.zero, low, high)); break;
+    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, ql_zero(c.zero), low, high)); break;
     case FB_NUM_SMALL: {
         const uint8_t mask = (uint8_t)((1u << q->format.bits) - 1);
-        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, (int32_t)c.zero, low, high) & mask);
+        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, ql_zero(c.zero), low, high) & mask);
         break;
     }
-    default: QL_ROW(uint8_t, ql_integer(qt, (int32_t)c.zero, low, high)); break; /* I8, U8 */
+    default: QL_ROW(uint8_t, ql_integer(qt, ql_zero(c.zero), low, high)); break; /* I8, U8 */
     }
 }
 
