@@ -43,8 +43,10 @@ MODULES = {
         "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
         "fastbits/_c/quant.c", "fastbits/_c/cpu.c",
     ],
-    "fastbits._common": ["fastbits/_common.pyx", "fastbits/_c/entries.c"],
+    "fastbits._common": ["fastbits/_common.pyx", "fastbits/_c/entries.c", "fastbits/_c/layout.c"],
     "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
+    "fastbits._cast_c": ["fastbits/_cast_c.pyx"],
+    "fastbits._quant_c": ["fastbits/_quant_c.pyx"],
     "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c", "fastbits/_c/cpu.c"],
     "fastbits.kernels": ["fastbits/kernels.pyx"],
 }

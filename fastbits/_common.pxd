@@ -1,8 +1,11 @@
 # What the compiled operator and packing modules share (numpy.random's _common.pxd is the
 # model): the type tables, the public functions' call plumbing, and the codes ``to``
 # arguments resolved to.
+cimport numpy as cnp
 from cpython.object cimport PyObject
 from libc.stdint cimport uint8_t
+
+from ._clib cimport fb_cast, fb_kernel, fb_published
 
 
 cdef enum:
@@ -26,11 +29,37 @@ cdef struct Types:
     int low_bits[NUM_CODES]               # a sub-byte type whose bits are the low bits of its byte: their mask
     const uint8_t* byte_map[NUM_CODES]    # another sub-byte type: its byte -> bits table (spec.subbyte_bits)
     bint ml[NUM_CODES]                    # one of ml_dtypes' types (spec.ML_TYPES)
+    # The C conversions' side of spec.TypeInfo (Cast, QuantizeLinear, DequantizeLinear):
+    int cast_from[NUM_CODES]              # the fb_num the conversions read a type as, or -1
+    fb_cast cast_to[NUM_CODES]            # the target half of an fb_cast (dst -1: none; FLOAT8E8M0 is
+                                          # the reference's); its saturate is 1 where the type takes it
     int ml_ready                          # ml_dtypes' types are in (fb_publish)
 
 
 # The tables (filled at import of _common; read-only but for add_ml_dtypes).
 cdef const Types* types() noexcept
+
+cdef extern from "numpy/arrayobject.h":
+    enum: NPY_USERDEF  # the first dtype number of a user type (ml_dtypes')
+
+
+cdef inline int type_code(const Types* T, int t) noexcept:
+    """The ONNX code of dtype number ``t`` in the tables ``T``, or -1 (ml_dtypes' before they are in)."""
+    return T.code[t] if 0 <= t < (NUM_DTYPES if fb_published(&T.ml_ready) else NPY_USERDEF) else -1
+
+# A new array of dtype ``descr`` (borrowed; elements of ``kernel.width`` bytes) laid out as
+# ``numpy.copy(x)`` lays out its copy, each element ``kernel`` of ``x``'s, on the engine: BitCast's
+# copies and Cast's conversions.
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname)
+
+
+cdef inline bint same_dims(int nd, const cnp.npy_intp* x, const cnp.npy_intp* y) noexcept:
+    """Two shapes of ``nd`` axes are the same."""
+    cdef int d
+    for d in range(nd):
+        if x[d] != y[d]:
+            return False
+    return True
 
 # Put ml_dtypes' types in the tables (importing ml_dtypes), once, however many threads ask:
 # under one lock, the types, then each hook of when_ml_dtypes, then fb_publish(&ml_ready).

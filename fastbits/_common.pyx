@@ -31,8 +31,14 @@ import threading
 import numpy as np
 
 from . import spec
-from ._clib cimport FB_MAX_ENTRIES, fb_entry_function, fb_entry_handler, fb_publish, fb_published
+from ._clib cimport (
+    FB_MAX_ENTRIES, FB_MAXD, FB_NUM_BF16, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_F32, FB_NUM_F64, FB_NUM_FORMAT, FB_NUM_I8,
+    FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_SPECIAL_FN,
+    FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ, fb_engine_broadcast, fb_entry_function, fb_entry_handler,
+    fb_layout_copy, fb_operand, fb_plan, fb_publish, fb_published,
+)
 from ._dispatch import OPERANDS, adapter_for
+from ._runtime cimport new_array, run, snapshot
 
 cnp.import_array()
 
@@ -55,6 +61,68 @@ cdef int _ML_NHOOKS = 0
 
 cdef const Types* types() noexcept:
     return &TYPES
+
+
+# The C side of spec.TypeInfo's c_number and FloatFormat.special: (the fb_num C reads a type
+# as, the one it writes it as; -1: none); the C names of the special-value kinds.
+cdef dict _C_NUMBERS = {
+    "i8": (FB_NUM_I8, FB_NUM_I8), "i16": (FB_NUM_I16, FB_NUM_I16), "i32": (FB_NUM_I32, FB_NUM_I32),
+    "i64": (FB_NUM_I64, FB_NUM_I64), "u8": (FB_NUM_U8, FB_NUM_U8), "u16": (FB_NUM_U16, FB_NUM_U16),
+    "u32": (FB_NUM_U32, FB_NUM_U32), "u64": (FB_NUM_U64, FB_NUM_U64), "f32": (FB_NUM_F32, FB_NUM_F32),
+    "f64": (FB_NUM_F64, FB_NUM_F64), "bool": (FB_NUM_BOOL, FB_NUM_BOOL), "f16": (FB_NUM_F16, FB_NUM_FORMAT),
+    "bf16": (FB_NUM_BF16, FB_NUM_FORMAT), "small": (-1, FB_NUM_SMALL), None: (-1, FB_NUM_FORMAT),
+}
+cdef dict _SPECIALS = {"ieee": FB_SPECIAL_IEEE, "fn": FB_SPECIAL_FN, "uz": FB_SPECIAL_UZ, None: FB_SPECIAL_NONE}
+
+
+cdef void _add_conversions() except *:
+    """cast_from and cast_to from the type table: each type's C number, its float format (written
+    by the format encoder) or its width (a 4- or 2-bit integer)."""
+    cdef fb_cast c
+    for code in range(NUM_CODES):
+        TYPES.cast_from[code] = -1
+        TYPES.cast_to[code] = fb_cast(src=-1, dst=-1, ebits=0, mbits=0, bias=0, special=0, saturate=0,
+                                      signed_zero=0, bits=0)
+    for t, info in spec.TYPES.items():
+        if info.cast_since is None or info.kind == "power of two":
+            continue  # FLOAT8E8M0 stays the reference's
+        reads, writes = _C_NUMBERS[info.c_number]
+        TYPES.cast_from[int(t)] = reads
+        c = TYPES.cast_to[int(t)]
+        c.dst = writes
+        if writes == FB_NUM_FORMAT:
+            fmt = info.format
+            c.ebits, c.mbits, c.bias, c.special = fmt.ebits, fmt.mbits, fmt.bias, _SPECIALS[fmt.special]
+            c.saturate, c.signed_zero = fmt.saturable, fmt.signed_zero
+        elif writes == FB_NUM_SMALL:
+            c.bits = info.bits
+        TYPES.cast_to[int(t)] = c
+
+
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname):
+    cdef fb_plan pl
+    cdef fb_operand input
+    cdef int nd = cnp.PyArray_NDIM(x), d, c_order
+    cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
+    cdef cnp.npy_intp strides[FB_MAXD]
+    snapshot(&pl.config)
+    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), kernel.width,
+                             cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
+    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, descr, total * kernel.width,
+                  opname)
+    if total == 0:
+        return O
+    input.nd = nd
+    input.n = <Py_ssize_t*>cnp.PyArray_DIMS(x)
+    input.s = <Py_ssize_t*>cnp.PyArray_STRIDES(x)
+    input.p = <char*>cnp.PyArray_DATA(x)
+    fb_engine_broadcast(&pl, &input, 1)
+    pl.kernel = kernel
+    for d in range(nd):
+        pl.s[0][d] = cnp.PyArray_STRIDES(<cnp.ndarray>O)[d]
+    pl.p[0] = <char*>cnp.PyArray_DATA(<cnp.ndarray>O)
+    run(&pl)
+    return O
 
 
 cdef void _add(object c) except *:
@@ -122,6 +190,7 @@ def check_codes(codes, int size=NUM_CODES):
 
 check_codes(spec.DataType)
 memset(TYPES.code, -1, sizeof(TYPES.code))
+_add_conversions()
 for _c in spec.DataType:
     TYPES.bits[int(_c)] = spec.bit_width(_c) or 0
     TYPES.ml[int(_c)] = _c in spec.ML_TYPES

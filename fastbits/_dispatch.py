@@ -65,9 +65,9 @@ def adapter_for(operands: tuple[Any, ...]) -> Adapter | None:
 
 
 def gate(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The gate of a public operator written in Python (the pure path's, and both paths'
-    QuantizeLinear and DequantizeLinear): ``func`` with its calls on an adapter's arrays handed
-    to the adapter.  A call that does not fit the signature goes to ``func``, which says why."""
+    """The gate of a public operator written in Python (the pure path's): ``func`` with its
+    calls on an adapter's arrays handed to the adapter.  A call that does not fit the signature
+    goes to ``func``, which says why."""
     name = func.__name__
     count = OPERANDS[name]
 

@@ -70,10 +70,10 @@ def load(name: Literal["cython", "python"]) -> Path:
     packing: ModuleType
     runtime: ModuleType
     if name == "cython":
-        from . import _ops_c, _packing_c, _runtime
+        from . import _cast_c, _ops_c, _packing_c, _quant_c, _runtime
 
         gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
-        ops, casting, quantizing, packing, runtime = _ops_c, _ops_c, _ops_c, _packing_c, _runtime
+        ops, casting, quantizing, packing, runtime = _ops_c, _cast_c, _quant_c, _packing_c, _runtime
     else:
         from . import _cast_py, _ops_py, _packing_py, _quant_py, _runtime_py
 

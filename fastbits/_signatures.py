@@ -4,8 +4,9 @@ Each public function of :mod:`fastbits._ops` has a callable Protocol below (its 
 is the signature, with ``@overload`` where the result's type follows an argument); the
 facade's :class:`~fastbits._ops.Path` declares its fields with them, so ``fastbits.bitshift``
 is a :class:`BitShiftOperator` to mypy and pyright, whichever path runs.  The compiled
-modules' stubs (``_ops_c.pyi``, ``_packing_c.pyi``, ``_runtime.pyi``) declare their functions
-with the same Protocols, and mypy's stubtest holds those against the compiled functions.
+modules' stubs (``_ops_c.pyi``, ``_cast_c.pyi``, ``_quant_c.pyi``, ``_packing_c.pyi``,
+``_runtime.pyi``) declare their functions with the same Protocols, and mypy's stubtest holds
+those against the compiled functions.
 :class:`ConfigUpdate`, :class:`Config` and :class:`RuntimeInfo` are the dicts of the
 configuration API (:mod:`fastbits._config`); their keys are the settings table's.
 

@@ -168,14 +168,16 @@ ALLOWED = {
     "fastbits._runtime_py": {"fastbits._config"},
     # the CPU features the loops may use are the machine's and the environment's (_cpus)
     "fastbits._runtime": {"fastbits._config", "fastbits._cpus", "fastbits._clib"},
-    "fastbits._common": {"fastbits._dispatch", "fastbits._clib"},
+    # the compiled modules' shared plumbing runs its copies on the runtime
+    "fastbits._common": {"fastbits._dispatch", "fastbits._runtime", "fastbits._clib"},
     "fastbits._ops_py": {"fastbits._runtime_py"},
     "fastbits._quant_py": {"fastbits._cast_py"},
     "fastbits._packing_py": {"fastbits._runtime_py"},
     # the compiled operators fall back to the pure reference for what their kernels do not
     # take (bottleneck's way), and show its docstrings
-    "fastbits._ops_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._ops_py",
-                        "fastbits._cast_py", "fastbits._quant_py"},
+    "fastbits._ops_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._ops_py"},
+    "fastbits._cast_c": {"fastbits._common", "fastbits._clib", "fastbits._cast_py"},
+    "fastbits._quant_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._quant_py"},
     "fastbits._packing_c": {"fastbits._runtime", "fastbits._common", "fastbits._clib", "fastbits._packing_py"},
     # the public Cython API runs the runtime's one copy of the loops
     "fastbits.kernels": {"fastbits._runtime", "fastbits._clib"},
@@ -192,8 +194,8 @@ def test_lower_layers_import_nothing_above_them(module):
 
 def test_no_implementation_knows_dask():
     """Their docstrings say what a dask input gets; their code never names dask."""
-    for module in ("_ops_py", "_quant_py", "_packing_py", "_ops_c", "_packing_c", "_runtime", "_runtime_py",
-                   "_common"):
+    for module in ("_ops_py", "_cast_py", "_quant_py", "_packing_py", "_ops_c", "_cast_c", "_quant_c", "_packing_c",
+                   "_runtime", "_runtime_py", "_common"):
         text = next(SOURCE.glob(f"{module}.py*")).read_text()
         assert not re.search(r"_dask\b|import dask|dask\.array|\bda\.", text), module
 
