@@ -12,8 +12,15 @@
 
 #include "platform.h"
 
-/* 1 where the AVX2 versions run.  Each module that compiles cpu.c has its own. */
-extern FB_HIDDEN int fb_cpu_avx2;
+/* The choice, alone on its cache line: each row of every call reads it, on every thread, and a
+   line it shared with data that threads write (the team's state, the pool's counters) would be
+   fetched again at each read.  Each module that compiles cpu.c has its own. */
+typedef struct {
+    int avx2; /* 1 where the AVX2 versions run */
+    char pad[64 - sizeof(int)];
+} fb_cpu_t;
+extern FB_HIDDEN FB_ALIGNED(64) fb_cpu_t fb_cpu;
+#define fb_cpu_avx2 (fb_cpu.avx2)
 
 /* Choose the versions: AVX2 where the CPU has it and allow_avx2 is set; returns fb_cpu_avx2. */
 int fb_cpu_init(int allow_avx2);
