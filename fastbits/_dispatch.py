@@ -22,14 +22,12 @@ import functools
 import sys
 from typing import Any, Callable, NamedTuple
 
-from .spec import fits
+from .spec import FUNCTIONS, fits
 
 __all__ = ["OPERANDS", "Adapter", "adapter_for", "gate", "register"]
 
 #: The positional arguments of each public operator that are operands (arrays an adapter may take).
-OPERANDS = {"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "bitwise_not": 1, "bitshift": 2,
-            "bitcast": 1, "cast": 1, "cast_like": 1, "quantize_linear": 3, "dequantize_linear": 3, "pack": 1,
-            "unpack": 1}
+OPERANDS: dict[str, int] = {name: function.operands for name, function in FUNCTIONS.items() if function.operands}
 
 
 class Adapter(NamedTuple):

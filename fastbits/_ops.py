@@ -19,7 +19,7 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple
 
-from . import _config, _dask, _dispatch
+from . import _config, _dask, _dispatch, spec
 
 if TYPE_CHECKING:  # the functions' types (fastbits._signatures): for checkers, not at import
     from ._signatures import (BinaryOperator, BitCastOperator, BitShiftOperator, CastLikeOperator, CastOperator,
@@ -36,8 +36,10 @@ _dispatch.register(_dask.ADAPTER)
 
 
 class Path(NamedTuple):
-    """One implementation: its public functions and its runtime.  The fields' types are the
-    functions' signatures (:mod:`fastbits._signatures`): what a checker sees of ``fastbits.bitshift``."""
+    """One implementation: its public functions (one field for each of ``spec.FUNCTIONS``,
+    which :func:`load` fills) and its runtime.  The fields' types are the functions' signatures
+    (:mod:`fastbits._signatures`), written out for checkers: what a checker sees of
+    ``fastbits.bitshift``; tests/test_package.py holds them to ``spec.FUNCTIONS``."""
 
     name: Literal["cython", "python"]  # as BACKEND says it
     bitwise_and: BinaryOperator
@@ -57,32 +59,27 @@ class Path(NamedTuple):
     runtime: ModuleType
 
 
-_OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast")
-
-
 @functools.cache
 def load(name: Literal["cython", "python"]) -> Path:
     """The path ``name`` ("cython" or "python"); ImportError where the kernels are not built or
     do not load."""
-    ops: ModuleType
-    casting: ModuleType
-    quantizing: ModuleType
-    packing: ModuleType
-    runtime: ModuleType
+    modules: dict[str, ModuleType]  # each concern's module (spec.FUNCTIONS: concern)
     if name == "cython":
         from . import _cast_c, _ops_c, _packing_c, _quant_c, _runtime
 
         gate: Callable[[Any], Any] = lambda func: func  # noqa: E731 - the entry points dispatch themselves
-        ops, casting, quantizing, packing, runtime = _ops_c, _cast_c, _quant_c, _packing_c, _runtime
+        modules = {"ops": _ops_c, "cast": _cast_c, "quant": _quant_c, "packing": _packing_c, "runtime": _runtime}
     else:
         from . import _cast_py, _ops_py, _packing_py, _quant_py, _runtime_py
 
         gate = _dispatch.gate
-        ops, casting, quantizing, packing, runtime = _ops_py, _cast_py, _quant_py, _packing_py, _runtime_py
-    return Path._make([name, *(gate(getattr(ops, op)) for op in _OPERATORS), gate(casting.cast),
-                       gate(casting.cast_like), gate(quantizing.quantize_linear),
-                       gate(quantizing.dequantize_linear), gate(packing.pack), gate(packing.unpack),
-                       runtime.get_num_threads, runtime.set_num_threads, runtime])
+        modules = {"ops": _ops_py, "cast": _cast_py, "quant": _quant_py, "packing": _packing_py,
+                   "runtime": _runtime_py}
+    # an operator's calls on an adapter's arrays go to the adapter; the runtime's functions take none
+    functions = {function: getattr(modules[entry.concern], function) for function, entry in spec.FUNCTIONS.items()}
+    return Path(name=name, runtime=modules["runtime"],
+                **{function: gate(func) if spec.FUNCTIONS[function].operands else func
+                   for function, func in functions.items()})
 
 
 #: None, or why the compiled kernels are not used although FASTBITS_PURE_PYTHON is unset:

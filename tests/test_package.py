@@ -10,6 +10,7 @@ import tempfile
 import pytest
 
 import fastbits
+from fastbits import spec
 from fastbits._examples import EXAMPLES
 
 from support import COMPILED, REQUIRE_COMPILED, run_into_closed_pipe, run_python
@@ -96,6 +97,18 @@ def test_public_names():
     for name in fastbits.__all__:
         assert hasattr(fastbits, name), name
     assert fastbits.DataType is fastbits.spec.DataType
+
+
+def test_every_public_function_is_an_entry_of_the_registry(ops):
+    """spec.FUNCTIONS names each public function once: each path has it, the facade and the
+    package export it, and the dispatch point's operand counts are its."""
+    names = set(spec.FUNCTIONS)
+    assert set(fastbits._ops.Path._fields) - {"name", "runtime"} == names
+    assert names <= set(fastbits.__all__) and names <= set(fastbits._ops.__all__)
+    for name in names:
+        assert getattr(fastbits, name) is getattr(fastbits._ops.active, name), name
+        assert getattr(ops, name).__name__ == name
+    assert fastbits._dispatch.OPERANDS == {name: f.operands for name, f in spec.FUNCTIONS.items() if f.operands}
 
 
 @pytest.mark.thread_unsafe  # set_num_threads is process-wide

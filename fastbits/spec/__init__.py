@@ -16,15 +16,25 @@ so they cannot disagree on what is allowed.  One concern a module:
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``tensors``: how a TensorProto's fields store each type (onnx.proto);
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
-* ``arguments``: the public functions' signatures and the error of a call that does not
-  fit one.
+* ``arguments``: the public functions, each named once (:data:`FUNCTIONS`: its signature,
+  operator, operands and implementation modules), and the error of a call that does not fit
+  its signature.
 
 Every ``check_*``/``resolve_*`` function either returns or raises one of the errors of
 :mod:`fastbits.errors` with a message that names the operator, the input and what was
 expected.  This package re-exports every public name of its modules.
 """
 
-from .arguments import OPTIONAL_POSITIONAL, SIGNATURES, call_error, fits, public_function, signature
+from .arguments import (
+    FUNCTIONS,
+    OPTIONAL_POSITIONAL,
+    SIGNATURES,
+    PublicFunction,
+    call_error,
+    fits,
+    public_function,
+    signature,
+)
 from .bitcast import bitcast_allowed, check_bitcast, check_bitcast_to, resolve_to
 from .cast import (
     CAST,
@@ -104,7 +114,9 @@ from .types import (
 __all__ = [
     "DEQUANTIZE",
     "DEQUANTIZE_VERSIONS",
+    "FUNCTIONS",
     "OPTIONAL_POSITIONAL",
+    "PublicFunction",
     "PRECISIONS",
     "QUANTIZE",
     "QUANTIZE_VERSIONS",

@@ -1,42 +1,76 @@
-"""The public functions' signatures, and one wording of a call that does not fit them on both
-paths (Cython's own messages differ from Python's)."""
+"""The public functions, each named once (:data:`FUNCTIONS`): its signature, the operator its
+errors name, the operands an adapter may take and the implementation modules that hold it;
+and one wording of a call that does not fit a signature on both paths (Cython's own messages
+differ from Python's)."""
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
 from .cast import CAST, CAST_LIKE
 from .quantize import DEQUANTIZE, QUANTIZE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
+from .subbyte import PACK, UNPACK
 
-__all__ = ["OPTIONAL_POSITIONAL", "SIGNATURES", "call_error", "fits", "public_function", "signature"]
+__all__ = ["FUNCTIONS", "OPTIONAL_POSITIONAL", "SIGNATURES", "PublicFunction", "call_error", "fits",
+           "public_function", "signature"]
 
+
+class PublicFunction(NamedTuple):
+    """What everyone asks of one public function."""
+
+    #: Its positional-only parameters.
+    positional: tuple[str, ...]
+    #: Its keyword-only parameters, with their defaults.
+    keywords: dict[str, Any]
+    #: The operator its errors name (ONNX's name, or its own).
+    operator: str
+    #: The concern whose implementation modules hold it: "ops" (``_ops_py``, ``_ops_c``),
+    #: "cast", "quant", "packing", or "runtime" (the runtime modules').
+    concern: str
+    #: Its first positional arguments that are operands: arrays an adapter may take.
+    operands: int = 0
+    #: Its last positional parameters that may be left out (their default is None).
+    optional: int = 0
+
+
+_ELEMENTWISE = {"out": None, "order": "K"}
+_CAST = {"saturate": True, "round_mode": "up", "out": None, "order": "K"}
+_QUANT = {"axis": 1, "block_size": 0, "output_dtype": None}
+
+#: Every public function of :mod:`fastbits` that each path implements, by name: the facade's
+#: paths, the compiled entry points, the dispatch point's operand counts and the messages of a
+#: wrong call are built from this table.
+FUNCTIONS: dict[str, PublicFunction] = {
+    "bitwise_and": PublicFunction(("a", "b"), _ELEMENTWISE, BITWISE_AND, "ops", operands=2),
+    "bitwise_or": PublicFunction(("a", "b"), _ELEMENTWISE, BITWISE_OR, "ops", operands=2),
+    "bitwise_xor": PublicFunction(("a", "b"), _ELEMENTWISE, BITWISE_XOR, "ops", operands=2),
+    "bitwise_not": PublicFunction(("x",), _ELEMENTWISE, BITWISE_NOT, "ops", operands=1),
+    "bitshift": PublicFunction(("x", "y", "direction"), _ELEMENTWISE, BITSHIFT, "ops", operands=2),
+    "bitcast": PublicFunction(("x", "to"), {"copy": False}, BITCAST, "ops", operands=1),
+    "cast": PublicFunction(("x", "to"), _CAST, CAST, "cast", operands=1),
+    "cast_like": PublicFunction(("x", "target_type"), _CAST, CAST_LIKE, "cast", operands=1),
+    "quantize_linear": PublicFunction(("x", "y_scale", "y_zero_point"),
+                                      {**_QUANT, "saturate": True, "precision": None}, QUANTIZE, "quant",
+                                      operands=3, optional=1),
+    "dequantize_linear": PublicFunction(("x", "x_scale", "x_zero_point"), _QUANT, DEQUANTIZE, "quant", operands=3,
+                                        optional=1),
+    "pack": PublicFunction(("x",), {}, PACK, "packing", operands=1),
+    "unpack": PublicFunction(("data", "to", "shape"), {}, UNPACK, "packing", operands=1),
+    "get_num_threads": PublicFunction((), {}, "get_num_threads", "runtime"),
+    "set_num_threads": PublicFunction(("n",), {}, "set_num_threads", "runtime"),
+}
 
 #: Each public function's positional-only parameters and keyword-only ones (with defaults).
 SIGNATURES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "bitwise_and": (("a", "b"), {"out": None, "order": "K"}),
-    "bitwise_or": (("a", "b"), {"out": None, "order": "K"}),
-    "bitwise_xor": (("a", "b"), {"out": None, "order": "K"}),
-    "bitwise_not": (("x",), {"out": None, "order": "K"}),
-    "bitshift": (("x", "y", "direction"), {"out": None, "order": "K"}),
-    "bitcast": (("x", "to"), {"copy": False}),
-    "cast": (("x", "to"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
-    "cast_like": (("x", "target_type"), {"saturate": True, "round_mode": "up", "out": None, "order": "K"}),
-    "quantize_linear": (("x", "y_scale", "y_zero_point"), {"axis": 1, "block_size": 0, "output_dtype": None,
-                                                          "saturate": True, "precision": None}),
-    "dequantize_linear": (("x", "x_scale", "x_zero_point"), {"axis": 1, "block_size": 0, "output_dtype": None}),
-    "pack": (("x",), {}),
-    "unpack": (("data", "to", "shape"), {}),
-    "get_num_threads": ((), {}),
-    "set_num_threads": (("n",), {}),
-}
-
+    name: (function.positional, function.keywords) for name, function in FUNCTIONS.items()}
 
 #: The functions whose last positional parameters may be left out (their default is None).
-OPTIONAL_POSITIONAL: dict[str, int] = {"quantize_linear": 1, "dequantize_linear": 1}
+OPTIONAL_POSITIONAL: dict[str, int] = {name: function.optional for name, function in FUNCTIONS.items()
+                                       if function.optional}
 
 
 def fits(function: str, args: tuple[Any, ...], keywords: Any) -> bool:
@@ -82,21 +116,6 @@ def call_error(function: str, args: tuple[Any, ...], keywords: dict[str, Any]) -
     return ArgumentTypeError(f"{function}: {what}; expected {signature(function)}")
 
 
-#: The operator a public function's errors name.
-_OPERATORS = {
-    "bitwise_and": BITWISE_AND,
-    "bitwise_or": BITWISE_OR,
-    "bitwise_xor": BITWISE_XOR,
-    "bitwise_not": BITWISE_NOT,
-    "bitshift": BITSHIFT,
-    "bitcast": BITCAST,
-    "cast": CAST,
-    "cast_like": CAST_LIKE,
-    "quantize_linear": QUANTIZE,
-    "dequantize_linear": DEQUANTIZE,
-}
-
-
 def public_function(function: Any) -> Any:
     """A public function of the pure path, as the compiled path's behaves: a call that does not
     fit :data:`SIGNATURES` gets :func:`call_error`, word for word, and a MemoryError of numpy's
@@ -114,6 +133,6 @@ def public_function(function: Any) -> Any:
         except MemoryError as exc:
             if isinstance(exc, AllocationError):
                 raise
-            raise out_of_memory(_OPERATORS.get(name, name), "an array it works in", exc) from None
+            raise out_of_memory(FUNCTIONS[name].operator, "an array it works in", exc) from None
 
     return checked
