@@ -855,6 +855,9 @@ DQ_ERRORS = [
 ]
 
 QL_ERRORS = [
+    # a scale that fits no granularity is named before a zero point of another shape
+    ((np.zeros((4, 6), np.float32), _f32([1] * 5), np.int8(0)), {"axis": 1}, fastbits.ArgumentValueError,
+     "'y_scale' has shape (5,); expected one scale (shape () or (1,)), or one per element of axis 1"),
     ((F23, S3, np.zeros(3, np.float32)), {}, fastbits.TypeConstraintError, "y_zero_point"),
     ((F23, S3, np.zeros(3, np.int32)), {}, fastbits.TypeConstraintError, "y_zero_point"),
     ((F23, S3, np.zeros(3, np.int8)), {"output_dtype": D.UINT8}, fastbits.TypeConstraintError, "output_dtype"),

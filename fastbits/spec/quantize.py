@@ -142,10 +142,18 @@ def _granularity(op: str, x_shape: tuple[int, ...], scale: str, scale_shape: tup
     if block_size < 0:
         raise ArgumentValueError(f"{op}: attribute 'block_size' must be 0 (no blocks) or positive, not {block_size}")
     per_tensor = len(scale_shape) == 0 or (len(scale_shape) == 1 and scale_shape[0] == 1 and block_size == 0)
+    granularity = _scale_granularity(op, x_shape, scale, scale_shape, per_tensor, axis, block_size)
+    # the zero point after the scale: a scale that fits no granularity is the error to name
     if zero_shape is not None and zero_shape != scale_shape and not (
             per_tensor and len(zero_shape) <= 1 and math.prod(zero_shape) == 1):
         raise ArgumentValueError(f"{op}: input '{zero}' has shape {zero_shape}, input '{scale}' {scale_shape}; "
                                  f"they must be the same")
+    return granularity
+
+
+def _scale_granularity(op: str, x_shape: tuple[int, ...], scale: str, scale_shape: tuple[int, ...],
+                       per_tensor: bool, axis: int, block_size: int) -> tuple[str, int, int]:
+    """:func:`_granularity` of the scale alone."""
     rank = len(x_shape)
     if per_tensor:
         if block_size:
