@@ -33,19 +33,32 @@ if TYPE_CHECKING:  # the settings as keyword arguments and dicts (fastbits._sign
 
     from ._signatures import Config, ConfigUpdate, RuntimeInfo
 
-__all__ = ["SETTINGS", "bind", "check_num_threads", "config_context", "defaults", "get_config", "release_memory",
+__all__ = ["MAX_SPIN_TIME", "MAX_THREADS", "SETTINGS", "bind", "check_num_threads", "config_context", "defaults", "get_config", "release_memory",
            "runtime_info", "set_config", "set_local_threads"]
 
 
-def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
-    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int.
+#: The threads one call may use: the caller and 255 helpers (the thread team's size,
+#: ``FB_MAX_THREADS`` in ``_c/config.h``).  A larger ``num_threads`` or ``task_threads`` is refused.
+MAX_THREADS = 256
 
-    Not an int: :class:`ArgumentTypeError`; an int below 1: :class:`ArgumentValueError`.
+#: The longest ``spin_time``, in seconds: a helper that watched longer for the next call would
+#: hold a CPU that other work needs, to save a wake-up of some microseconds.
+MAX_SPIN_TIME = 1.0
+
+
+def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
+    """A thread count (``set_num_threads``, ``set_config(num_threads=...)``): a positive int of
+    at most :data:`MAX_THREADS`.
+
+    Not an int: :class:`ArgumentTypeError`; out of that range: :class:`ArgumentValueError`.
     """
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise ArgumentTypeError(f"{where} must be a positive int, not {type(n).__name__} {n!r}")
     if n < 1:
         raise ArgumentValueError(f"{where} must be a positive int, not {n!r}")
+    if n > MAX_THREADS:
+        raise ArgumentValueError(f"{where} must be a positive int of at most {MAX_THREADS} (the caller and "
+                                 f"{MAX_THREADS - 1} helpers: the most one call uses), not {n!r}")
     return int(n)
 
 
@@ -69,6 +82,8 @@ def _seconds(name: str, value: Any) -> float:
         raise ArgumentTypeError(f"set_config: '{name}' must be a number of seconds, not {value!r}")
     if not 0 <= value < float("inf"):
         raise ArgumentValueError(f"set_config: '{name}' must be a finite number of seconds >= 0, not {value!r}")
+    if value > MAX_SPIN_TIME:
+        raise ArgumentValueError(f"set_config: '{name}' must be at most {MAX_SPIN_TIME:g} second, not {value!r}")
     return float(value)
 
 
@@ -102,9 +117,9 @@ SETTINGS: tuple[Setting, ...] = (
             "`FASTBITS_NUM_THREADS`, else `OMP_NUM_THREADS`'s first value, else the CPUs the process "
             "may use (its affinity mask, capped by its cgroup's CPU quota: a container allowed 2 CPUs "
             "of a 64-CPU host gets 2)",
-            "threads a large call may use, the caller included (a positive int; 1 on the pure path and "
-            "in builds without threads); the same as `set_num_threads`, and threadpoolctl's "
-            "`threadpool_limits` changes it too"),
+            "threads a large call may use, the caller included (an int from 1 to 256, the most one call "
+            "uses; 1 on the pure path and in builds without threads); the same as `set_num_threads`, and "
+            "threadpoolctl's `threadpool_limits` changes it too"),
     Setting("grain_cached", "int (bytes)", lambda: 1 << 18, _bytes(1), "256 KiB",
             "bytes of result per thread for elementwise loops whose result stays in cache (it is "
             "smaller than `stream_threshold`)"),
@@ -130,12 +145,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("spin_time", "float (seconds)", _cpus.default_spin_time, _seconds,
             "0.0005 (seconds; 0 with `OMP_WAIT_POLICY=passive`)",
             "how long a helper of the thread team watches for the next call after it ran a share, "
-            "before it sleeps, yielding its CPU between looks; only the helpers the last call used "
-            "watch. 0 sends helpers to sleep at once"),
+            "before it sleeps, yielding its CPU between looks (0 to 1 s); only the helpers the last "
+            "call used watch. 0 sends helpers to sleep at once"),
     Setting("task_threads", "int", lambda: 1, _threads, "1",
-            "the threads a fastbits call inside a dask task may use, the task's own thread included (at "
-            "most `num_threads`): dask already runs a task per core, so a call there does not start "
-            "the team; a graph keeps the value in force when it was built ({doc}`scaling-out`)"),
+            "the threads a fastbits call inside a dask task may use, the task's own thread included (an "
+            "int from 1 to 256; a call uses at most `num_threads`): dask already runs a task per core, so "
+            "a call there does not start the team; a graph keeps the value in force when it was built "
+            "({doc}`scaling-out`)"),
 )
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}

@@ -65,7 +65,7 @@ def test_values_round_trip(config, ops):
     fastbits.set_config(stream_threshold=np.uint32(1 << 20))
     assert fastbits.get_config()["stream_threshold"] == 1 << 20
     assert type(fastbits.get_config()["stream_threshold"]) is int
-    for seconds, expected in ((0, 0.0), (0.25, 0.25), (np.float32(0.5), 0.5), (2, 2.0), (np.int8(0), 0.0)):
+    for seconds, expected in ((0, 0.0), (0.25, 0.25), (np.float32(0.5), 0.5), (1, 1.0), (np.int8(0), 0.0)):
         fastbits.set_config(spin_time=seconds)
         assert fastbits.get_config()["spin_time"] == expected
         assert type(fastbits.get_config()["spin_time"]) is float
@@ -81,8 +81,8 @@ def test_values_round_trip(config, ops):
     assert fastbits.get_config()["task_threads"] == 1  # the default
     fastbits.set_config(task_threads=np.int16(3))
     assert fastbits.get_config()["task_threads"] == 3 and type(fastbits.get_config()["task_threads"]) is int
-    fastbits.set_config(task_threads=2**40)  # above num_threads: kept; the runtime caps a call
-    assert fastbits.get_config()["task_threads"] == 2**40
+    fastbits.set_config(task_threads=256)  # above num_threads: kept; the runtime caps a call
+    assert fastbits.get_config()["task_threads"] == 256
 
     pool = config.runtime_info()["output_pool_available"]
     fastbits.set_config(output_pool=False)
@@ -296,11 +296,12 @@ def test_check_num_threads_refuses(n, error):
 # every setting at its extremes: exact results, and no undefined behaviour (scripts/sanitize.sh
 # runs this under UBSan and ASan)
 
-# The least and the greatest value each setting accepts (the greatest is kept as 2**62).
+# The least and the greatest value each setting accepts (a byte count beyond 2**62 is kept as
+# 2**62; the thread counts and spin_time have bounds of their own).
 EXTREMES = {
-    "num_threads": (1, 10**100), "grain_cached": (1, 10**100), "grain_streamed": (1, 10**100),
+    "num_threads": (1, 256), "grain_cached": (1, 10**100), "grain_streamed": (1, 10**100),
     "grain_strided": (1, 10**100), "output_pool": (False, True), "pool_threshold": (0, 10**100),
-    "stream_threshold": (0, 10**100), "spin_time": (0.0, 1e300), "task_threads": (1, 10**100),
+    "stream_threshold": (0, 10**100), "spin_time": (0.0, 1.0), "task_threads": (1, 256),
 }
 EXTREME_CASES = [(name, end) for name in EXTREMES for end in (0, 1)] + [("every", 0), ("every", 1)]
 
@@ -324,3 +325,27 @@ def test_every_operator_is_exact_at_each_settings_extreme(config, ops, name, end
         # helpers that watched for the next call with a huge spin time stop at the next call
         with fastbits.config_context(num_threads=2, grain_cached=1, spin_time=0.0):
             fastbits.bitwise_and(np.zeros(64, np.uint8), np.uint8(1))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: fastbits.set_num_threads(10**6), r"set_num_threads: 'n' must be a positive int of at most 256 .* 1000000"),
+    (lambda: fastbits.set_num_threads(257), r"of at most 256 .* not 257"),
+    (lambda: fastbits.set_config(num_threads=2**70), r"set_config: 'num_threads' must be a positive int of at most 256"),
+    (lambda: fastbits.config_context(num_threads=2**70).__enter__(), r"'num_threads' must be a positive int of at most"),
+    (lambda: fastbits.set_config(task_threads=10**9), r"'task_threads' must be a positive int of at most 256"),
+    (lambda: fastbits.set_config(spin_time=1e9), r"'spin_time' must be at most 1 second, not 1000000000.0"),
+    (lambda: fastbits.set_config(spin_time=1.5), r"at most 1 second, not 1.5"),
+])
+def test_settings_out_of_range_are_refused(config, call, message):
+    """Every setting has a documented range; a value outside it is an error that says the range,
+    and changes nothing (never a silent clamp to another number)."""
+    before = fastbits.get_config()
+    with pytest.raises(fastbits.ArgumentValueError, match=message):
+        call()
+    assert fastbits.get_config() == before
+
+
+def test_settings_at_their_bounds_are_taken(config):
+    fastbits.set_config(num_threads=_config.MAX_THREADS, task_threads=_config.MAX_THREADS,
+                        spin_time=_config.MAX_SPIN_TIME)
+    assert fastbits.get_config()["task_threads"] == 256 and fastbits.get_config()["spin_time"] == 1.0
