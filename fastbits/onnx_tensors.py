@@ -54,9 +54,12 @@ def _external_bytes(tensor: Any, base_dir: str, what: str) -> bytes:
     except ValueError:
         raise TensorDataError(f"{what}: external data offset {info.get('offset')!r} or length "
                               f"{info.get('length')!r} is not an integer") from None
-    if not location or os.path.isabs(location) or offset < 0 or (length is not None and length < 0):
-        raise TensorDataError(f"{what}: external data location {location!r} must be a relative path, offset "
-                              f"{offset} and length {length} not negative")
+    if not location:
+        raise TensorDataError(f"{what}: its external data has no 'location' (the file that holds its bytes)")
+    if os.path.isabs(location):
+        raise TensorDataError(f"{what}: external data location {location!r} must be a relative path")
+    if offset < 0 or (length is not None and length < 0):
+        raise TensorDataError(f"{what}: external data offset {offset} and length {length} must not be negative")
     root = os.path.realpath(base_dir or os.curdir)
     path = os.path.realpath(os.path.join(root, location))
     if os.path.commonpath([root, path]) != root:
@@ -201,9 +204,9 @@ def from_array(array: NDArray[Any], name: str | None = None) -> onnx.TensorProto
 
     Parameters
     ----------
-    array : numpy.ndarray
-        An array of an ONNX type (ml_dtypes' for the narrow ones), any layout and byte order;
-        strings and objects go to onnx's ``from_array``.
+    array : numpy.ndarray or numpy scalar
+        An array of an ONNX type (ml_dtypes' for the narrow ones), any layout and byte order, or
+        a scalar of one (a 0-d tensor); strings and objects go to onnx's ``from_array``.
     name : str, optional
         The tensor's name.
 
@@ -216,7 +219,7 @@ def from_array(array: NDArray[Any], name: str | None = None) -> onnx.TensorProto
     TypeConstraintError
         ``array``'s dtype is no ONNX type.
     ArgumentTypeError
-        ``array`` is not a numpy array.
+        ``array`` is neither a numpy array nor a numpy scalar.
 
     Examples
     --------
@@ -226,8 +229,11 @@ def from_array(array: NDArray[Any], name: str | None = None) -> onnx.TensorProto
     b'\\xe1\\x07'
     """
     onnx = _onnx()
+    if isinstance(array, np.generic):  # a numpy scalar: a 0-d tensor, as onnx's from_array takes it
+        array = np.asarray(array)
     if not isinstance(array, np.ndarray):
-        raise ArgumentTypeError(f"from_array: array must be a numpy.ndarray, not {type(array).__name__}")
+        raise ArgumentTypeError(f"from_array: array must be a numpy.ndarray or a numpy scalar, not "
+                                f"{type(array).__name__}")
     if array.dtype == object or array.dtype.kind in "SU":
         from onnx import numpy_helper
 

@@ -137,7 +137,8 @@ def test_what_onnx_takes_and_fastbits_refuses():
     ("../outside.bin", "0", "4", "outside base_dir"),
     ("/etc/passwd", "0", "4", "must be a relative path"),
     ("weights.bin", "0", "400", "has 8 bytes, the tensor's data end at byte 400"),
-    ("weights.bin", "-4", "4", "not negative"),
+    ("weights.bin", "-4", "4", "offset -4 and length 4 must not be negative"),
+    ("", "0", "4", "its external data has no 'location'"),
     ("weights.bin", "x", "4", "is not an integer"),
     ("missing.bin", "0", "4", "cannot read external data file 'missing.bin'"),
 ])
@@ -162,3 +163,10 @@ def test_type_errors():
         onnx_tensors.from_array([1, 2])
     with pytest.raises(fastbits.TypeConstraintError, match="no ONNX type"):
         onnx_tensors.from_array(np.zeros(2, np.float128) if hasattr(np, "float128") else np.zeros(2, "M8[s]"))
+
+
+@pytest.mark.parametrize("scalar", [np.float32(1.5), np.int8(-3), np.uint64(2**63), np.bool_(True)])
+def test_from_array_takes_numpy_scalars_as_onnx_does(scalar):
+    """A numpy scalar is a 0-d tensor, byte for byte onnx's."""
+    assert onnx_tensors.from_array(scalar, "s") == numpy_helper.from_array(scalar, "s")
+    assert onnx_tensors.to_array(onnx_tensors.from_array(scalar)).tolist() == scalar.item()
