@@ -33,8 +33,8 @@ if TYPE_CHECKING:  # the settings as keyword arguments and dicts (fastbits._sign
 
     from ._signatures import Config, ConfigUpdate, RuntimeInfo
 
-__all__ = ["MAX_SPIN_TIME", "MAX_THREADS", "SETTINGS", "bind", "check_num_threads", "config_context", "defaults", "get_config", "release_memory",
-           "runtime_info", "set_config", "set_local_threads"]
+__all__ = ["MAX_SPIN_TIME", "MAX_THREADS", "SETTINGS", "bind", "check_num_threads", "config_context", "defaults",
+           "get_config", "release_memory", "runtime_info", "set_config", "set_local_threads"]
 
 
 #: The threads one call may use: the caller and 255 helpers (the thread team's size,
@@ -77,14 +77,17 @@ def _bytes(least: int) -> Callable[[str, Any], int]:
     return check
 
 
-def _seconds(name: str, value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ArgumentTypeError(f"set_config: '{name}' must be a number of seconds, not {value!r}")
-    if not 0 <= value < float("inf"):
-        raise ArgumentValueError(f"set_config: '{name}' must be a finite number of seconds >= 0, not {value!r}")
-    if value > MAX_SPIN_TIME:
-        raise ArgumentValueError(f"set_config: '{name}' must be at most {MAX_SPIN_TIME:g} second, not {value!r}")
-    return float(value)
+def _seconds(most: float) -> Callable[[str, Any], float]:
+    def check(name: str, value: Any) -> float:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ArgumentTypeError(f"set_config: '{name}' must be a number of seconds, not {value!r}")
+        if not 0 <= value < float("inf"):
+            raise ArgumentValueError(f"set_config: '{name}' must be a finite number of seconds >= 0, not {value!r}")
+        if value > most:
+            raise ArgumentValueError(f"set_config: '{name}' must be at most {most:g} second, not {value!r}")
+        return float(value)
+
+    return check
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -142,7 +145,7 @@ SETTINGS: tuple[Setting, ...] = (
             "push the rest of the cache out, and the cache lines of `out` need not be read first; smaller "
             "results stay in cache for whatever reads them next. 0 streams every large enough contiguous "
             "run"),
-    Setting("spin_time", "float (seconds)", _cpus.default_spin_time, _seconds,
+    Setting("spin_time", "float (seconds)", _cpus.default_spin_time, _seconds(MAX_SPIN_TIME),
             "0.0005 (seconds; 0 with `OMP_WAIT_POLICY=passive`)",
             "how long a helper of the thread team watches for the next call after it ran a share, "
             "before it sleeps, yielding its CPU between looks (0 to 1 s); only the helpers the last "

@@ -29,8 +29,8 @@ import os
 import warnings
 
 __all__ = [
-    "CPU_FEATURES", "SPIN_TIME", "allowed_cpu_features", "available_cpus", "cgroup_cpu_limit", "default_num_threads", "default_spin_time",
-    "default_stream_threshold", "last_level_cache_bytes",
+    "CPU_FEATURES", "SPIN_TIME", "allowed_cpu_features", "available_cpus", "cgroup_cpu_limit", "default_num_threads",
+    "default_spin_time", "default_stream_threshold", "last_level_cache_bytes",
 ]
 
 #: The last-level cache assumed where the system does not say how large its caches are.

@@ -75,11 +75,12 @@ def load(name: Literal["cython", "python"]) -> Path:
         gate = _dispatch.gate
         modules = {"ops": _ops_py, "cast": _cast_py, "quant": _quant_py, "packing": _packing_py,
                    "runtime": _runtime_py}
-    # an operator's calls on an adapter's arrays go to the adapter; the runtime's functions take none
-    functions = {function: getattr(modules[entry.concern], function) for function, entry in spec.FUNCTIONS.items()}
-    return Path(name=name, runtime=modules["runtime"],
-                **{function: gate(func) if spec.FUNCTIONS[function].operands else func
-                   for function, func in functions.items()})
+    functions: dict[str, Any] = {}
+    for function, entry in spec.FUNCTIONS.items():
+        func = getattr(modules[entry.concern], function)
+        # an operator's calls on an adapter's arrays go to the adapter; the runtime's take no arrays
+        functions[function] = gate(func) if entry.operands else func
+    return Path(name=name, runtime=modules["runtime"], **functions)
 
 
 #: None, or why the compiled kernels are not used although FASTBITS_PURE_PYTHON is unset:
