@@ -167,6 +167,13 @@ def test_type_errors():
 
 @pytest.mark.parametrize("scalar", [np.float32(1.5), np.int8(-3), np.uint64(2**63), np.bool_(True)])
 def test_from_array_takes_numpy_scalars_as_onnx_does(scalar):
-    """A numpy scalar is a 0-d tensor, byte for byte onnx's."""
-    assert onnx_tensors.from_array(scalar, "s") == numpy_helper.from_array(scalar, "s")
+    """A numpy scalar is a 0-d tensor: little-endian bytes, and onnx's tensor of the same 0-d array.
+
+    onnx's own ``from_array(scalar)`` writes a scalar's native bytes on a big-endian host (its
+    ``astype('<f4')`` of a numpy scalar gives a native scalar back), so the comparison goes through
+    ``np.asarray``, whose byte order onnx honours.
+    """
+    tensor = onnx_tensors.from_array(scalar, "s")
+    assert tensor.dims == [] and tensor.raw_data == np.asarray(scalar, scalar.dtype.newbyteorder("<")).tobytes()
+    assert tensor == numpy_helper.from_array(np.asarray(scalar), "s")
     assert onnx_tensors.to_array(onnx_tensors.from_array(scalar)).tolist() == scalar.item()
