@@ -32,23 +32,23 @@ if NO_EXTENSIONS and REQUIRE_EXTENSIONS:
     sys.exit("FASTBITS_NO_EXTENSIONS and FASTBITS_REQUIRE_EXTENSIONS contradict each other")
 
 
-# The compiled modules, each with the C it runs (fastbits/_c/).  The runtime owns all C state
+# The compiled modules, each with the C it runs (src/fastbits/_c/).  The runtime owns all C state
 # (the settings, the thread team, the output pool) and the engine that uses it; the operator
 # and packing modules reach it through Cython's cimport (_runtime.pxd), and share their call
 # plumbing (_common).  The loops are compiled once, into the runtime; the public Cython API
 # (kernels) reaches them through it too.
 MODULES = {
     "fastbits._runtime": [
-        "fastbits/_runtime.pyx", "fastbits/_c/config.c", "fastbits/_c/team.c", "fastbits/_c/pool.c",
-        "fastbits/_c/engine.c", "fastbits/_c/loops.c", "fastbits/_c/bytes.c", "fastbits/_c/convert.c",
-        "fastbits/_c/quant.c", "fastbits/_c/cpu.c",
+        "src/fastbits/_runtime.pyx", "src/fastbits/_c/config.c", "src/fastbits/_c/team.c", "src/fastbits/_c/pool.c",
+        "src/fastbits/_c/engine.c", "src/fastbits/_c/loops.c", "src/fastbits/_c/bytes.c", "src/fastbits/_c/convert.c",
+        "src/fastbits/_c/quant.c", "src/fastbits/_c/cpu.c",
     ],
-    "fastbits._common": ["fastbits/_common.pyx", "fastbits/_c/entries.c", "fastbits/_c/layout.c"],
-    "fastbits._ops_c": ["fastbits/_ops_c.pyx", "fastbits/_c/layout.c"],
-    "fastbits._cast_c": ["fastbits/_cast_c.pyx"],
-    "fastbits._quant_c": ["fastbits/_quant_c.pyx"],
-    "fastbits._packing_c": ["fastbits/_packing_c.pyx", "fastbits/_c/pack.c", "fastbits/_c/cpu.c"],
-    "fastbits.kernels": ["fastbits/kernels.pyx"],
+    "fastbits._common": ["src/fastbits/_common.pyx", "src/fastbits/_c/entries.c", "src/fastbits/_c/layout.c"],
+    "fastbits._ops_c": ["src/fastbits/_ops_c.pyx", "src/fastbits/_c/layout.c"],
+    "fastbits._cast_c": ["src/fastbits/_cast_c.pyx"],
+    "fastbits._quant_c": ["src/fastbits/_quant_c.pyx"],
+    "fastbits._packing_c": ["src/fastbits/_packing_c.pyx", "src/fastbits/_c/pack.c", "src/fastbits/_c/cpu.c"],
+    "fastbits.kernels": ["src/fastbits/kernels.pyx"],
 }
 
 
@@ -68,7 +68,7 @@ def _extensions() -> list[Extension]:
     if NO_THREADS:
         macros.append(("FB_NO_THREADS", "1"))
     extensions = [
-        Extension(name, sources, include_dirs=[numpy.get_include(), "fastbits"], define_macros=macros)
+        Extension(name, sources, include_dirs=[numpy.get_include(), "src/fastbits"], define_macros=macros)
         for name, sources in MODULES.items()
     ]
     print(

@@ -21,6 +21,8 @@ import re
 import subprocess
 import sys
 
+from compare_builds import package_root
+
 CASE = r"""
 import sys
 sys.path.insert(0, CHECKOUT)
@@ -38,7 +40,7 @@ CASES = ("16 x int32", "16 x int32, out=", "(3,4,5) uint64 & (5,)", "bitcast vie
 
 
 def instructions(checkout: str, case: str, calls: int) -> int:
-    code = CASE.replace("CHECKOUT", repr(os.path.abspath(checkout))).replace("CASE]", f"{case!r}]")
+    code = CASE.replace("CHECKOUT", repr(package_root(os.path.abspath(checkout)))).replace("CASE]", f"{case!r}]")
     code = code.replace("CALLS", str(calls))
     env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code],

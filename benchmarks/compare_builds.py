@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -92,8 +93,15 @@ def measure() -> dict[str, float]:
     return result
 
 
+def package_root(checkout: str) -> str:
+    """The directory that holds a checkout's ``fastbits``: ``src/`` (the src layout), or the
+    checkout itself (older commits)."""
+    src = os.path.join(checkout, "src")
+    return src if os.path.isdir(os.path.join(src, "fastbits")) else checkout
+
+
 def run_in(checkout: str) -> dict[str, float]:
-    code = (f"import sys; sys.path.insert(0, {checkout!r}); sys.path.insert(0, {sys.path[0]!r})\n"
+    code = (f"import sys; sys.path.insert(0, {package_root(checkout)!r}); sys.path.insert(0, {sys.path[0]!r})\n"
             "import json, compare_builds; print(json.dumps(compare_builds.measure()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -13,7 +13,7 @@ before the next run): one untimed run of each side, then ``--rounds`` rounds alt
 It prints each row's time per round, the median, and the ratio dask / fastbits.  Memory: the
 workers hold both inputs and one result, 3 x ``--gib`` GiB (6 GiB at the default 2).
 
-Run it after a change to the dask integration (``fastbits/_dask.py``) or to the kernels'
+Run it after a change to the dask integration (``src/fastbits/_dask.py``) or to the kernels'
 large-array loops, on a machine that runs nothing else; docs/scaling-out.md quotes a run.
 
     python benchmarks/dask_cluster.py [--gib 2] [--rounds 5] [--chunk-mib 64]

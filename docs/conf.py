@@ -17,7 +17,7 @@ os.environ["FASTBITS_PURE_PYTHON"] = "1"
 # The fastbits documented is the checkout's, on that path: its kernels need not be built, and
 # an edited docstring shows at the next build without a reinstall.
 DOCS = pathlib.Path(__file__).resolve().parent
-sys.path[:0] = [str(DOCS.parent), str(DOCS / "_ext")]
+sys.path[:0] = [str(DOCS.parent / "src"), str(DOCS / "_ext")]
 
 import fastbits  # noqa: E402
 

@@ -2,7 +2,7 @@
 # ThreadSanitizer runs of fastbits.
 #
 # The default run: fastbits' settings, thread team and output pool as C. It builds
-# scripts/tsan_team.c with fastbits/_c/config.c, team.c and pool.c (-fsanitize=thread, the pool
+# scripts/tsan_team.c with src/fastbits/_c/config.c, team.c and pool.c (-fsanitize=thread, the pool
 # forced on with FB_FORCE_POOL: sanitizer builds otherwise make it pass-through malloc) and runs
 # it.  Fails on any TSan report, or when one of the program's own checks fails.
 #
@@ -83,8 +83,8 @@ if [ "${1:-}" = "--free-threaded" ]; then
 fi
 
 "$cc" -fsanitize=thread -g -O1 -pthread -Wall -Wextra -Werror=implicit-function-declaration \
-    -DFB_FORCE_POOL -Ifastbits/_c \
-    scripts/tsan_team.c fastbits/_c/config.c fastbits/_c/team.c fastbits/_c/pool.c -o "$work/tsan_team"
+    -DFB_FORCE_POOL -Isrc/fastbits/_c \
+    scripts/tsan_team.c src/fastbits/_c/config.c src/fastbits/_c/team.c src/fastbits/_c/pool.c -o "$work/tsan_team"
 
 # halt_on_error with its own exit code: the first report stops the run with status 66.
 # die_after_fork=0: the program forks while its threads run, and the child starts new helpers

@@ -1,5 +1,5 @@
 /* ThreadSanitizer test of fastbits' settings, thread team and output pool, as C
-   (scripts/tsan.sh builds and runs it, linked with fastbits/_c/config.c, team.c and pool.c, the
+   (scripts/tsan.sh builds and runs it, linked with src/fastbits/_c/config.c, team.c and pool.c, the
    pool forced on: FB_FORCE_POOL).
 
    What it hammers, from several OS threads at once:

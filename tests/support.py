@@ -525,8 +525,8 @@ def run_into_closed_pipe(*args, timeout=120):
 
 
 def requirements_installed():
-    """The requirements of fastbits' ``test`` extra that apply to this Python, by name, each
-    with whether it is installed."""
+    """The requirements of fastbits' ``test-all`` extra (the ``test`` extra and the heavy
+    optional ones) that apply to this Python, by name, each with whether it is installed."""
     from importlib import metadata
 
     from packaging.requirements import Requirement
@@ -534,7 +534,8 @@ def requirements_installed():
     found = {}
     for line in metadata.requires("fastbits") or []:
         requirement = Requirement(line)
-        if requirement.marker is None or not requirement.marker.evaluate({"extra": "test"}):
+        if requirement.name == "fastbits" or requirement.marker is None or not any(
+                requirement.marker.evaluate({"extra": extra}) for extra in ("test", "test-all")):
             continue
         try:
             metadata.version(requirement.name)
@@ -545,14 +546,14 @@ def requirements_installed():
 
 
 def missing_test_requirements():
-    """The requirements of fastbits' ``test`` extra that apply to this Python but are not
-    installed, by name (empty where the test extras are installed, as in the tox envs that
-    install them): a test of an optional module skips only where this is not empty."""
+    """The requirements of fastbits' ``test-all`` extra that apply to this Python but are not
+    installed, by name (empty where it is installed, as in the tox envs and ./dev setup's
+    .venv): a test of an optional module skips only where this is not empty."""
     return [name for name, installed in requirements_installed().items() if not installed]
 
 
 def import_required(module):
-    """``module``, imported: where the test extras are installed and require it on this Python,
+    """``module``, imported: where the ``test-all`` extra is installed and requires it on this Python,
     it must import (the test fails otherwise); elsewhere (the lowest env, a Python without its
     wheels) the test skips without it."""
     import importlib

@@ -627,8 +627,9 @@ def test_the_dev_setup_venv_has_what_the_bench_needs():
     def names(requirements):
         return {re.match(r"[\w.-]+", r).group().lower() for r in requirements}
 
-    assert names(extras["bench"]) <= names(extras["test"])
-    assert "--editable '.[test]'" in _read("dev")
+    assert names(extras["bench"]) <= names(extras["test"] + extras["test-all"])
+    assert "fastbits[test]" in extras["test-all"]
+    assert "--editable '.[test-all,typing]'" in _read("dev")
 
 
 def _chart_report():

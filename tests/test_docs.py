@@ -264,7 +264,7 @@ def test_docs_build_needs_neither_pytest_nor_hypothesis():
                             capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     location, backend = result.stdout.split()
-    assert location == str(ROOT / "fastbits" / "__init__.py") and backend == "python"
+    assert location == str(ROOT / "src" / "fastbits" / "__init__.py") and backend == "python"
 
 
 def test_the_docs_build_refuses_a_stale_performance_run():
@@ -313,7 +313,7 @@ def _design_table_files() -> set[str]:
 def test_the_design_file_table_names_every_file_of_the_package():
     """Every source file of the package (the generated C of a .pyx aside) is in the table, and
     the table names no file that is not there; the bench, one row, is named as its folder."""
-    package = ROOT / "fastbits"
+    package = ROOT / "src" / "fastbits"
     files = {
         path.relative_to(ROOT).as_posix() for path in package.rglob("*")
         if path.is_file() and path.suffix in (".py", ".pyx", ".pxd", ".pyi", ".c", ".h", ".typed")
@@ -321,6 +321,6 @@ def test_the_design_file_table_names_every_file_of_the_package():
         and not (path.suffix == ".c" and path.with_suffix(".pyx").exists())
     }
     named = _design_table_files()
-    assert "fastbits/_bench/" in named
+    assert "src/fastbits/_bench/" in named
     assert sorted(files - named) == [], "files the table does not name"
-    assert sorted(named - files - {"fastbits/_bench/"}) == [], "names in the table that are no file"
+    assert sorted(named - files - {"src/fastbits/_bench/"}) == [], "names in the table that are no file"

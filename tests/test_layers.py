@@ -23,7 +23,7 @@ import pytest
 # pytest-run-parallel runs these tests on one thread.
 pytestmark = pytest.mark.thread_unsafe
 
-SOURCE = pathlib.Path(__file__).resolve().parents[1] / "fastbits"
+SOURCE = pathlib.Path(__file__).resolve().parents[1] / "src" / "fastbits"
 
 # "from .x import y", "from . import a, b", "from fastbits.x cimport y", "import fastbits.x as z"
 _FROM = re.compile(r"^[ \t]*from\s+(\.*[\w.]*)\s+c?import\s+(\([^)]*\)|[^#\n]*)", re.M)

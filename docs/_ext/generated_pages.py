@@ -213,7 +213,7 @@ class StaleRunError(Exception):
 BENCH_COMMAND = "python -m fastbits bench --full --json docs/bench.json"
 
 
-def check_current(report: dict[str, Any], package: pathlib.Path = DOCS.parent / "fastbits") -> None:
+def check_current(report: dict[str, Any], package: pathlib.Path = DOCS.parent / "src" / "fastbits") -> None:
     """Raise :class:`StaleRunError` unless ``report`` is a full run of the kernels whose sources
     are in ``package`` and holds every case of the full suite; a package without the sources
     (not a checkout) is not compared."""

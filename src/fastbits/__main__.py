@@ -49,9 +49,10 @@ def _location() -> str:
 
 
 def _in_checkout() -> bool:
-    """fastbits is imported from a source checkout (its root holds ``dev`` and ``setup.py``),
-    where ``./dev setup`` builds the kernels; else from an install, which pip rebuilds."""
-    root = os.path.dirname(_location())
+    """fastbits is imported from a source checkout (``src/fastbits``, whose root holds ``dev``
+    and ``setup.py``), where ``./dev setup`` builds the kernels; else from an install, which pip
+    rebuilds."""
+    root = os.path.dirname(os.path.dirname(_location()))
     return all(os.path.isfile(os.path.join(root, name)) for name in ("dev", "setup.py"))
 
 
