@@ -166,18 +166,17 @@ BAD_VALUES = [
 def test_bad_values_are_refused_and_change_nothing(config, name, value, error, says):
     fastbits.set_config(grain_cached=4321 << 10, pool_threshold=8765, num_threads=1)
     before = fastbits.get_config()
-    expected = f"set_config: '{name}' {says}"
     # the other settings of the same call are valid: none of them may be applied either
     others = {k: v for k, v in {"grain_cached": 1 << 20, "pool_threshold": 2, "num_threads": 2}.items() if k != name}
-    for call in (
-        lambda: fastbits.set_config(**{name: value}),
-        lambda: fastbits.set_config(**others, **{name: value}),
-        lambda: fastbits.config_context(**others, **{name: value}).__enter__(),
+    for function, call in (
+        ("set_config", lambda: fastbits.set_config(**{name: value})),
+        ("set_config", lambda: fastbits.set_config(**others, **{name: value})),
+        ("config_context", lambda: fastbits.config_context(**others, **{name: value}).__enter__()),
     ):
         with pytest.raises(error) as info:
             call()
         assert isinstance(info.value, fastbits.FastbitsError)
-        assert str(info.value).startswith(expected), str(info.value)
+        assert str(info.value).startswith(f"{function}: '{name}' {says}"), str(info.value)
         assert fastbits.get_config() == before
 
 
@@ -331,7 +330,8 @@ def test_every_operator_is_exact_at_each_settings_extreme(config, ops, name, end
     (lambda: fastbits.set_num_threads(10**6), r"set_num_threads: 'n' must be a positive int of at most 256 .* 1000000"),
     (lambda: fastbits.set_num_threads(257), r"of at most 256 .* not 257"),
     (lambda: fastbits.set_config(num_threads=2**70), r"set_config: 'num_threads' must be a positive int of at most 256"),
-    (lambda: fastbits.config_context(num_threads=2**70).__enter__(), r"'num_threads' must be a positive int of at most"),
+    (lambda: fastbits.config_context(num_threads=2**70).__enter__(),
+     r"^config_context: 'num_threads' must be a positive int of at most"),
     (lambda: fastbits.set_config(task_threads=10**9), r"'task_threads' must be a positive int of at most 256"),
     (lambda: fastbits.set_config(spin_time=1e9), r"'spin_time' must be at most 1 second, not 1000000000.0"),
     (lambda: fastbits.set_config(spin_time=1.5), r"at most 1 second, not 1.5"),

@@ -116,6 +116,28 @@ CATALOGUE = [
      ArgumentTypeError, r"^set_num_threads: 'n' must be a positive int, not str 'two'$"),
     ("thread count not an int in set_config", lambda o: fastbits.set_config(num_threads="two"),
      ArgumentTypeError, r"^set_config: 'num_threads' must be a positive int, not str 'two'$"),
+    ("Cast to a type that does not exist", lambda o: o.cast(I32, "FLOAT9"),
+     UnknownDataTypeError, r"^Cast: attribute 'to' = 'FLOAT9' names no ONNX data type; expected an ONNX name"),
+    ("CastLike to a string type", lambda o: o.cast_like(I32, np.array(["a"])),
+     TypeConstraintError, r"^CastLike: input 'target_type' is dtype <U1 \(tensor\(string\)\), which fastbits does not "
+     r"cast"),
+    ("QuantizeLinear: a scale the length of no axis", lambda o: o.quantize_linear(
+        np.zeros((4, 6), np.float32), np.ones(5, np.float32), np.int8(0), axis=1),
+     ArgumentValueError, r"^QuantizeLinear: input 'y_scale' has shape \(5,\); expected one scale \(shape \(\) or "
+     r"\(1,\)\), or one per element of axis 1 \(shape \(6,\)\), or a 'block_size' for blocked quantization$"),
+    ("DequantizeLinear: a zero point of another type", lambda o: o.dequantize_linear(
+        np.zeros(3, np.int8), np.float32(1), np.uint8(0)),
+     TypeConstraintError, r"^DequantizeLinear: input 'x_zero_point' is tensor\(uint8\) and input 'x' tensor\(int8\); "
+     r"they must be of one type \(T1\)$"),
+    ("thread count past the cap", lambda o: fastbits.set_num_threads(10**6),
+     ArgumentValueError, r"^set_num_threads: 'n' must be a positive int of at most 256 \(the caller and 255 helpers: "
+     r"the most one call uses\), not 1000000$"),
+    ("thread count past the cap in config_context", lambda o: fastbits.config_context(num_threads=2**70).__enter__(),
+     ArgumentValueError, r"^config_context: 'num_threads' must be a positive int of at most 256 .*, not 1180591620717411303424$"),
+    ("task_threads past the cap", lambda o: fastbits.set_config(task_threads=10**9),
+     ArgumentValueError, r"^set_config: 'task_threads' must be a positive int of at most 256 .*, not 1000000000$"),
+    ("spin_time past its bound", lambda o: fastbits.set_config(spin_time=1e9),
+     ArgumentValueError, r"^set_config: 'spin_time' must be at most 1 second, not 1000000000.0$"),
     ("positional-only argument by keyword", lambda o: o.bitshift(U8, 1, direction="LEFT"),
      ArgumentTypeError, r"^bitshift: 'direction' is positional-only, not a keyword; "
      r"expected bitshift\(x, y, direction, /, \*, out=None, order='K'\)$"),

@@ -62,37 +62,37 @@ def check_num_threads(n: Any, where: str = "set_num_threads: 'n'") -> int:
     return int(n)
 
 
-def _threads(name: str, value: Any) -> int:
-    return check_num_threads(value, f"set_config: '{name}'")
+def _threads(where: str, value: Any) -> int:
+    return check_num_threads(value, where)
 
 
 def _bytes(least: int) -> Callable[[str, Any], int]:
-    def check(name: str, value: Any) -> int:
+    def check(where: str, value: Any) -> int:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ArgumentTypeError(f"set_config: '{name}' must be an int (bytes), not {value!r}")
+            raise ArgumentTypeError(f"{where} must be an int (bytes), not {value!r}")
         if value < least:
-            raise ArgumentValueError(f"set_config: '{name}' must be at least {least} bytes, not {value!r}")
+            raise ArgumentValueError(f"{where} must be at least {least} bytes, not {value!r}")
         return min(int(value), 2**62)
 
     return check
 
 
 def _seconds(most: float) -> Callable[[str, Any], float]:
-    def check(name: str, value: Any) -> float:
+    def check(where: str, value: Any) -> float:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ArgumentTypeError(f"set_config: '{name}' must be a number of seconds, not {value!r}")
+            raise ArgumentTypeError(f"{where} must be a number of seconds, not {value!r}")
         if not 0 <= value < float("inf"):
-            raise ArgumentValueError(f"set_config: '{name}' must be a finite number of seconds >= 0, not {value!r}")
+            raise ArgumentValueError(f"{where} must be a finite number of seconds >= 0, not {value!r}")
         if value > most:
-            raise ArgumentValueError(f"set_config: '{name}' must be at most {most:g} second, not {value!r}")
+            raise ArgumentValueError(f"{where} must be at most {most:g} second, not {value!r}")
         return float(value)
 
     return check
 
 
-def _flag(name: str, value: Any) -> bool:
+def _flag(where: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"set_config: '{name}' must be True or False, not {value!r}")
+        raise ArgumentTypeError(f"{where} must be True or False, not {value!r}")
     return bool(value)
 
 
@@ -104,7 +104,8 @@ class Setting(NamedTuple):
     kind: str
     #: The default, computed when a runtime starts (the machine and the environment decide some).
     default: Callable[[], Any]
-    #: ``check(name, value)``: the value as the runtime keeps it, or a fastbits error.
+    #: ``check(where, value)``: the value as the runtime keeps it, or a fastbits error whose
+    #: message starts with ``where`` ("set_config: 'spin_time'").
     check: Callable[[str, Any], Any]
     #: What the default is, and what the setting does, as the docs' table says them (Markdown:
     #: `code`, {doc}`page`); :func:`set_config`'s docstring has them too.
@@ -186,7 +187,8 @@ def _checked(function: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ArgumentTypeError(
             f"{function}: unknown setting(s) {', '.join(unknown)}; expected some of {_NAMES}")
-    return {name: _BY_NAME[name].check(name, value) for name, value in settings.items() if value is not None}
+    return {name: _BY_NAME[name].check(f"{function}: '{name}'", value)
+            for name, value in settings.items() if value is not None}
 
 
 def get_config() -> Config:
