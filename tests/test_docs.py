@@ -248,6 +248,8 @@ generated_pages.check_current(report)   # the stored run is the checkout's
 page = generated_pages.performance_markdown(report)
 from fastbits._bench.plot import operators
 assert page.count("```{image}") == len(operators(report)) > 1   # a chart per operator
+stale = generated_pages.stale_blocks()   # each page's committed block is what its source gives
+assert stale == [], f"stale generated blocks in {stale}: run python docs/_ext/generated_pages.py"
 """
 
 

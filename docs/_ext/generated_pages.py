@@ -1,20 +1,23 @@
-"""The parts of the docs that are data, rendered at build time so that they cannot go stale.
+"""The parts of the docs that are data, generated from their sources so that they cannot go stale.
 
-* ``_generated/performance.md`` and ``_generated/bench-*.png``: the tables and the charts (one
-  per operator, so that each reads at the page's width) of the benchmark run committed as
-  ``docs/bench.json`` (``python -m fastbits bench --full --json docs/bench.json``, in the
-  checkout's ``.venv``), with the machine it ran on; ``performance.md`` includes them.  The
-  build refuses a stored run that is not the checkout's (:func:`check_current`): made with
-  other kernels (the digest of their sources differs) or lacking a case of the full suite.
-* ``_generated/settings.md``: the settings' table (``fastbits._config.SETTINGS``: each
-  setting's name, default and what it does); ``threads.md`` includes it.
-* ``_generated/bad_inputs.md``: the bad-input catalogue (``fastbits._bad_inputs``, which
+Each is a block committed in its page, between the markers :data:`BEGIN` and :data:`END`, so
+that it reads in the repository as in the built site; ``python docs/_ext/generated_pages.py``
+(in the checkout's ``.venv``) writes the blocks again, and the docs build and
+``tests/test_docs.py`` refuse a block that is not what its source gives now:
+
+* ``performance.md``: the tables of the benchmark run committed as ``docs/bench.json``
+  (``python -m fastbits bench --full --json docs/bench.json``, in ``.venv``), with the machine it
+  ran on.  Its charts (one per operator, so that each reads at the page's width) are drawn at
+  build time into ``_generated/bench-*.png``.  The build refuses a stored run that is not the
+  checkout's (:func:`check_current`): made with other kernels (the digest of their sources
+  differs) or lacking a case of the full suite.
+* ``threads.md``: the settings' table (``fastbits._config.SETTINGS``: each setting's name,
+  default and what it does).
+* ``errors.md``: the bad-input catalogue (``fastbits._bad_inputs``, which
   ``tests/test_bad_inputs.py`` runs on both paths), each row run through fastbits for the error
-  and the message it gets; ``errors.md`` includes it.
+  and the message it gets (the same on both paths).
 
 Nothing here needs pytest or hypothesis: the ``docs`` extra is all a build needs.
-
-A file is rewritten only when its content changes, so incremental builds stay incremental.
 """
 
 from __future__ import annotations
@@ -236,26 +239,67 @@ def check_current(report: dict[str, Any], package: pathlib.Path = DOCS.parent / 
                             f"on an idle machine: {BENCH_COMMAND}")
 
 
-def _write(path: pathlib.Path, text: str) -> None:
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+#: The pages that hold a generated block, each with what writes it.  The block is committed in
+#: the page, so that it reads where the page is read (a repository's file view, an editor) and
+#: not only in the built site; the build and tests/test_docs.py refuse a block that is not what
+#: its source gives now, and ``python docs/_ext/generated_pages.py`` writes them all again.
+BLOCKS = {"threads.md": "settings", "errors.md": "bad inputs", "performance.md": "performance"}
+BEGIN = "<!-- generated: {name}. `python docs/_ext/generated_pages.py` writes it again; do not edit -->"
+END = "<!-- end of the generated block -->"
+
+
+def block_text(name: str) -> str:
+    """The Markdown of the block ``name``, from its source as it is now."""
+    if name == "performance":
+        report = json.loads(BENCH_JSON.read_text(encoding="utf-8"))
+        check_current(report)
+        return performance_markdown(report)
+    return bad_inputs_markdown() if name == "bad inputs" else settings_markdown()
+
+
+def stale_blocks(write: bool = False) -> list[str]:
+    """The pages whose generated block differs from what its source gives now; with ``write``,
+    each such block rewritten in its page."""
+    stale = []
+    for page, name in BLOCKS.items():
+        path = DOCS / page
+        text = path.read_text(encoding="utf-8")
+        begin = BEGIN.format(name=name)
+        if text.count(begin) != 1 or text.count(END) != 1:
+            raise ValueError(f"docs/{page} must hold the block {begin!r} ... {END!r} once")
+        head, rest = text.split(begin, 1)
+        current, tail = rest.split(END, 1)
+        fresh = "\n" + block_text(name) + "\n"
+        if current != fresh:
+            stale.append(page)
+            if write:
+                path.write_text(head + begin + fresh + END + tail, encoding="utf-8")
+    return stale
 
 
 def generate(app: Any) -> None:
+    """The charts, drawn into ``_generated/``; then the generated blocks, checked."""
     OUT.mkdir(exist_ok=True)
     report = json.loads(BENCH_JSON.read_text(encoding="utf-8"))
     check_current(report)
-    _write(OUT / "performance.md", performance_markdown(report))
     # A chart is drawn again when the run or the code that draws it is newer.
     drawn_from = max(BENCH_JSON.stat().st_mtime, pathlib.Path(plot.__file__).stat().st_mtime)
     for operator in operators(report):
         chart = OUT / chart_file(operator)
         if not chart.exists() or chart.stat().st_mtime < drawn_from:
             save_chart(report, str(chart), operator)
-    _write(OUT / "bad_inputs.md", bad_inputs_markdown())
-    _write(OUT / "settings.md", settings_markdown())
+    stale = stale_blocks()
+    if stale:
+        raise StaleRunError(f"the generated blocks of {', '.join('docs/' + page for page in stale)} are not what "
+                            "their sources give now: run `python docs/_ext/generated_pages.py` (in .venv) and "
+                            "commit the pages")
 
 
 def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", generate)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    rewritten = stale_blocks(write=True)
+    print("rewrote " + ", ".join("docs/" + page for page in rewritten) if rewritten else "every block is current")
