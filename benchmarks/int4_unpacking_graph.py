@@ -12,7 +12,7 @@ into float32 weights, as a quantized model's loader does::
     Y      = Mul(zeroed, 0.05)                  # the scale: float32 (2 size x size)
 
 It runs in onnx's ReferenceEvaluator alone, in the ReferenceEvaluator with fastbits' operators
-(``new_ops=fastbits.onnx_ops.OPS``: BitwiseAnd and BitShift on fastbits, Concat, Cast, Sub and
+(``new_ops=fastbits.onnx_ops.OPS``: BitwiseAnd, BitShift and Cast on fastbits; Concat, Sub and
 Mul on numpy, as before), and in onnxruntime when it is installed, and prints
 
 * end to end: the median of ``--repeat`` interleaved runs of the whole graph, after an untimed

@@ -172,6 +172,19 @@ def test_bench_clears_the_progress_line_before_the_header(monkeypatch):
     assert "memory-bandwidth ceilings\r\x1b[Kmachine: " in text   # the progress line erased first
 
 
+def test_progress_off_a_terminal_is_one_closing_line():
+    """Off a terminal (a log, a pipe) the progress writes nothing but its closing line."""
+    from fastbits._bench import _Progress
+
+    log = io.StringIO()
+    progress = _Progress(3, log)
+    for i in range(3):
+        progress.show(i, f"case {i}")
+    progress.clear()
+    progress.done()
+    assert re.fullmatch(r"done in \d+\.\ds\n", log.getvalue())
+
+
 def test_cases_cover_the_issue():
     from fastbits._bench.cases import select
 

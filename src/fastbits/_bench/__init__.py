@@ -97,7 +97,8 @@ from .workers import case_rng, time_passes
 
 
 class _Progress:
-    """Where the suite is, on stderr: one line rewritten in place on a terminal, a line each elsewhere."""
+    """Where the suite is, on stderr: one line rewritten in place on a terminal; elsewhere (a log, a
+    pipe) nothing until the closing "done in" line, as pip and pytest print progress."""
 
     def __init__(self, total: int, stream=None):
         self.total, self.stream = total, stream or sys.stderr
@@ -105,12 +106,10 @@ class _Progress:
         self.start = time.perf_counter()
 
     def show(self, i: int, text: str) -> None:
-        line = f"[{i}/{self.total} {time.perf_counter() - self.start:5.1f}s] {text}"
         if self.tty:
+            line = f"[{i}/{self.total} {time.perf_counter() - self.start:5.1f}s] {text}"
             self.stream.write("\r\033[K" + line[:120])
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+            self.stream.flush()
 
     def clear(self) -> None:
         """Erase the line in place, so that what is printed next starts on a clean line."""
@@ -134,7 +133,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
                     "onnx's evaluator and fastbits' subclass; each rate as a "
                     "percentage of the machine's ceilings, measured in the same run. Quick by default "
-                    "(about 75 s on a 2-core machine); --full for the whole suite.",
+                    "(about 90 s on an idle 2-core machine, longer under load); --full for the whole suite.",
     )
     p.add_argument("--full", action="store_true", help="the whole suite (arrays up to 64M elements; minutes)")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)  # one tiny case per group, 2 reps

@@ -315,8 +315,9 @@ def baseline_lines(report: dict[str, Any]) -> list[str]:
             rows.append(row)
         lines.append("")
         lines += _aligned(rows)
-        lines.append(f"x: {base}'s time over the implementation's (above 1: faster than {base}); no other "
-                     "implementation runs these rows")
+        lines.append(f"x: {base}'s time over the implementation's (above 1: faster than {base}), taken round "
+                     "by round and the median of those: not the ratio of the two median times beside it, which "
+                     "may differ when the rounds vary; no other implementation runs these rows")
     for case in cases:
         for name, r in case["results"].items():
             if r.get("status") in ("wrong", "error"):
@@ -363,8 +364,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     if not rows:   # only rows numpy has no column in
         return baseline_lines(report)[1:]
     lines = _aligned([cols] + rows)
-    lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), the median over the "
-                 f"interleaved rounds; ±: how far, as a percentage of it rounded up, another run's ratio may lie "
+    lines.append("x: numpy's time over the implementation's (above 1: faster than numpy), taken round by round, "
+                 f"and the median of the interleaved rounds' ratios (not the ratio of two median times); ±: how far, as a percentage of it rounded up, another run's ratio may lie "
                  f"from it (its spread: the rounds' ratios that hold another run's, all {spread['ratios']} of "
                  f"the table's at once, with {SPREAD_CONFIDENCE:.0%} confidence)")
     if "~" in marks:
