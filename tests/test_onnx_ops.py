@@ -487,6 +487,58 @@ def test_later_operator_version_is_refused(monkeypatch):
     _fastbits(_bitcast_model(TP.FLOAT, TP.INT32, opset=26))
 
 
+#: An attribute of a later version of its operator, in a model of an earlier opset: the operator,
+#: the opset, the node's attributes, the one its version lacks, and the version it came with.
+LATER_ATTRIBUTES = [
+    ("Cast", 13, {"to": TP.FLOAT16, "saturate": 0}, "saturate", 19),
+    ("Cast", 23, {"to": TP.FLOAT8E4M3FN, "round_mode": "up"}, "round_mode", 24),
+    ("CastLike", 15, {"saturate": 1}, "saturate", 19),
+    ("CastLike", 21, {"round_mode": "up"}, "round_mode", 24),
+    ("QuantizeLinear", 13, {"saturate": 1}, "saturate", 19),
+    ("QuantizeLinear", 19, {"block_size": 2}, "block_size", 21),
+    ("QuantizeLinear", 19, {"output_dtype": TP.INT8}, "output_dtype", 21),
+    ("QuantizeLinear", 21, {"precision": TP.FLOAT}, "precision", 23),
+    ("DequantizeLinear", 19, {"block_size": 2}, "block_size", 21),
+    ("DequantizeLinear", 21, {"output_dtype": TP.FLOAT}, "output_dtype", 23),
+    ("Cast", 21, {"to": TP.FLOAT16, "rounding": "up"}, "rounding", None),
+]
+
+
+def _attribute_model(op, opset, attributes):
+    inputs = {"Cast": ["x"], "CastLike": ["x", "t"], "QuantizeLinear": ["x", "s"], "DequantizeLinear": ["x", "s"]}[op]
+    types = {"x": TP.INT8 if op == "DequantizeLinear" else TP.FLOAT, "t": TP.FLOAT16, "s": TP.FLOAT}
+    return _model([oh.make_node(op, inputs, ["y"], name="n", **attributes)],
+                  [oh.make_tensor_value_info(name, types[name], [] if name == "s" else [2]) for name in inputs],
+                  [oh.make_tensor_value_info("y", TP.FLOAT, [2])], opset)
+
+
+@pytest.mark.parametrize(("op", "opset", "attributes", "name", "since"), LATER_ATTRIBUTES,
+                         ids=[f"{r[0]}-{r[1]}-{r[3]}" for r in LATER_ATTRIBUTES])
+def test_an_attribute_of_a_later_version_is_refused(op, opset, attributes, name, since):
+    """Cast-13 has no 'saturate': fastbits refuses the node when the evaluator is built, naming
+    the node and the attribute, as onnx's checker refuses the model (onnx's evaluator runs it,
+    or fails with a bare TypeError)."""
+    model = _attribute_model(op, opset, attributes)
+    with pytest.raises(onnx.checker.ValidationError, match=f"Unrecognized attribute: {name} for operator {op}"):
+        onnx.checker.check_model(model)
+    came = f"it came with {op}-{since}" if since else f"no version of {op} has it"
+    with pytest.raises(fastbits.OpsetError, match=rf"^{op}: node 'n' has attribute '{name}', which {op}-\d+ "
+                                                  rf"\(the model's version\) does not have; {came}$"):
+        _fastbits(model)
+    rest = {key: value for key, value in attributes.items() if key != name}
+    _fastbits(_attribute_model(op, opset, rest))   # the same node without it is built
+
+
+def test_reference_evaluator_takes_onnxs_parameters():
+    """fastbits.onnx_ops.ReferenceEvaluator takes onnx's parameters, by name, kind and default."""
+    import inspect
+
+    def parameters(cls):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
+    assert parameters(onnx_ops.ReferenceEvaluator) == parameters(ReferenceEvaluator)
+
+
 # --------------------------------------------------------------------------
 # models: the checker, opsets 18 and 26, TensorProto inputs, sub-byte types
 

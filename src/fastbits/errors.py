@@ -71,7 +71,8 @@ class AllocationError(FastbitsError, ValueError, MemoryError):
 
 class OpsetError(FastbitsError, ValueError):
     """A model whose opset has no version of an operator that fastbits implements
-    (:mod:`fastbits.onnx_ops`): BitCast in an opset-25 model, say, where it does not exist yet."""
+    (:mod:`fastbits.onnx_ops`): BitCast in an opset-25 model, say, where it does not exist yet;
+    or a node with an attribute its operator's version does not have (Cast-13's ``saturate``)."""
 
 
 class TensorDataError(FastbitsError, ValueError):

@@ -112,7 +112,24 @@ class _FastbitsOp(OpRun):
         opset = run_params.get("opsets", {}).get(self.op_domain)
         #: The operator's version in this model (the latest when the model says nothing).
         self.version = self._check_opset(int(opset)) if opset is not None else self.op_schema.since_version
+        self._check_attributes(onnx_node)
         super().__init__(onnx_node, run_params, schema)
+
+    def _check_attributes(self, node: onnx.NodeProto) -> None:
+        """Refuse an attribute the node's version of the operator does not have (Cast-13's
+        ``saturate``, QuantizeLinear-19's ``block_size``), as onnx's checker does: a later
+        version's meaning would otherwise be given to a model that cannot mean it."""
+        op = self.op_schema.name
+        known = onnx.defs.get_schema(op, self.version, self.op_domain).attributes
+        for attribute in node.attribute:
+            if attribute.name in known:
+                continue
+            since = [v for v in self.versions or (self.version,)
+                     if attribute.name in onnx.defs.get_schema(op, v, self.op_domain).attributes]
+            came = f"it came with {op}-{min(since)}" if since else f"no version of {op} has it"
+            which = f"node {node.name!r}" if node.name else "a node with no name"
+            raise OpsetError(f"{op}: {which} has attribute '{attribute.name}', which {op}-{self.version} (the "
+                             f"model's version) does not have; {came}")
 
     @classmethod
     def _check_opset(cls, opset: int) -> int:
@@ -321,17 +338,15 @@ _QUANTIZE_SCHEMA = _latest_schema(spec.QUANTIZE, _QUANT_VERSIONS)
 _DEQUANTIZE_SCHEMA = _latest_schema(spec.DEQUANTIZE, _QUANT_VERSIONS)
 
 
-def _quant_check(node: _FastbitsOp, x: Any, scale: Any, y: Any, kind: str, block_size: int) -> None:
+def _quant_check(node: _FastbitsOp, x: Any, scale: Any, y: Any, kind: str) -> None:
     """What the node's version of QuantizeLinear or DequantizeLinear does not take: a type, a
-    scale of more than one value before version 13, blocks before version 21."""
+    scale of more than one value before version 13.  (An attribute of a later version, blocks
+    before 21 among them, is refused when the node is built.)"""
     op = node.op_schema.name
     spec.check_quantize_version(op, node.version, spec.datatype_of(x.dtype), spec.datatype_of(scale.dtype), y)
     if node.version < 13 and kind != "tensor":
         raise ArgumentValueError(f"{op}: {op}-10 takes one scale; input '{node.op_schema.inputs[1].name}' "
                                       f"has shape {scale.shape}")
-    if node.version < 21 and block_size:
-        raise ArgumentValueError(f"{op}: attribute 'block_size' is {op}-21's; {op}-{node.version} has no "
-                                      f"blocked quantization")
 
 
 def _type_attribute(value: Any) -> Any:
@@ -356,7 +371,7 @@ class QuantizeLinear(_FastbitsOp):
                    "output_dtype": _type_attribute(output_dtype), "saturate": 1 if saturate is None else saturate,
                    "precision": _type_attribute(precision)}
         x, scale, _, c = spec.check_quantize(*args, **options)
-        _quant_check(self, x, scale, c.y, c.kind, options["block_size"])
+        _quant_check(self, x, scale, c.y, c.kind)
         return (_ops.quantize_linear(*args, **options),)
 
 
@@ -373,7 +388,7 @@ class DequantizeLinear(_FastbitsOp):
         options = {"axis": 1 if axis is None else axis, "block_size": block_size or 0,
                    "output_dtype": _type_attribute(output_dtype)}
         x, scale, _, c = spec.check_dequantize(*args, **options)
-        _quant_check(self, x, scale, c.y, c.kind, options["block_size"])
+        _quant_check(self, x, scale, c.y, c.kind)
         return (_ops.dequantize_linear(*args, **options),)
 
 
@@ -388,9 +403,12 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
     :func:`fastbits.onnx_tensors.to_array`, strict on malformed data and fast on the packed
     types.  It changes nothing in onnx's own modules.
 
-    The arguments are onnx's (``proto, opsets=None, functions=None, verbose=0, new_ops=None``
-    and those a later onnx adds).  ``new_ops`` runs before :data:`OPS`: a class of its with the
-    name and domain of one of fastbits' replaces fastbits'.
+    The parameters are onnx's, by name and default (``proto, opsets=None, functions=None,
+    verbose=0, new_ops=None, check_shape_annotations=False``).  ``new_ops`` runs before
+    :data:`OPS`: a class of its with the name and domain of one of fastbits' replaces fastbits'.
+    A node with an attribute its operator's version does not have (Cast-13's ``saturate``,
+    QuantizeLinear-19's ``block_size``) is refused when the evaluator is built, with an
+    :class:`~fastbits.OpsetError` naming the node, the attribute and the version it came with.
 
     Examples
     --------
@@ -407,11 +425,12 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
 
     def __init__(self, proto: Any, opsets: dict[str, int] | None = None,
                  functions: list[onnx.reference.ReferenceEvaluator | onnx.FunctionProto] | None = None,
-                 verbose: int = 0, new_ops: list[type[OpRun]] | None = None, **kwargs: Any) -> None:
+                 verbose: int = 0, new_ops: list[type[OpRun]] | None = None,
+                 check_shape_annotations: bool = False) -> None:
         given = list(new_ops or [])
         names = {(getattr(op, "op_domain", ""), op.__name__) for op in given}
         ops = given + [op for op in OPS if (op.op_domain, op.__name__) not in names]
-        super().__init__(proto, opsets, functions, verbose, ops, **kwargs)
+        super().__init__(proto, opsets, functions, verbose, ops, check_shape_annotations=check_shape_annotations)
 
     def _init(self) -> None:
         # onnx's _init reads every initializer with numpy_helper.to_array before it loads the
