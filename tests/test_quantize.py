@@ -672,7 +672,10 @@ QL_COMBINATIONS = [(x, s, y) for x in QL_X for s in QL_SCALE for y in QL_Y]
 #: (x shape, scale shape, axis, block size): small ones for every pair of types, and large ones
 #: (a sample of the pairs) for the compiled loops to split among threads.
 SMALL = [((37, 13), (), 1, 0), ((37, 13), (13,), 1, 0), ((40, 9), (40,), 0, 0), ((8, 15, 3), (8, 2, 3), 1, 8)]
-LARGE = [((300, 257), (300, 33), 1, 8), ((70001,), (1,), 0, 0), ((257, 300), (300,), -1, 0)]
+# LARGE: blocks along the rows, one scale, a scale per column, and blocks along axis 0 of a
+# K x N weight (onnxruntime's MatMulNBitsQuantizer's layout: a scale per element of each row)
+LARGE = [((300, 257), (300, 33), 1, 8), ((70001,), (1,), 0, 0), ((257, 300), (300,), -1, 0),
+         ((256, 300), (8, 300), 0, 32)]
 
 
 def _compare_paths(rng, x_shape, scale_shape, axis, block, dq_pairs, ql_combinations):

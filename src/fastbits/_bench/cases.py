@@ -110,7 +110,8 @@ class Case:
     # the implementation the row's ratios divide by where numpy has no column (the model rows:
     # onnx-ref); its rows are tabled apart, as the implementations' times and that ratio
     baseline: str | None = None
-    block_size: int = 0                      # QuantizeLinear's and DequantizeLinear's, along axis 1
+    block_size: int = 0                      # QuantizeLinear's and DequantizeLinear's, along ``axis``
+    axis: int = 1
 
     def describe(self, arrays: dict[str, Any]) -> str:
         def spec_of(x):
@@ -131,7 +132,7 @@ class Case:
             return f"{spec_of(arrays['x'])} -> {self.to}" + ("" if self.saturate else ", saturate=False")
         if self.op in ("quantize", "dequantize"):
             scale = arrays["scale"]
-            how = (f"blocked scales {spec_of(scale)}, block_size={self.block_size} axis=1" if self.block_size
+            how = (f"blocked scales {spec_of(scale)}, block_size={self.block_size} axis={self.axis}" if self.block_size
                    else f"per-tensor scale {scale.dtype} {float(scale):g}")
             return (f"{spec_of(arrays['x'])} -> {self.to}, {how}, no zero point; onnx models: x and the scale "
                     "graph inputs")
@@ -332,7 +333,7 @@ def _cast_cases() -> list[Case]:
 
 
 DEQUANTIZE_NOTE = ("numpy's column: the numpy formula (w.astype(np.float32) - zero point, here none) * "
-                   "np.repeat(scales, 32, axis=1), bit-identical for a float32 result; the issue's bar is "
+                   "np.repeat(scales, 32, axis), bit-identical for a float32 result; the issue's bar is "
                    "np.copy of the float32 result on one thread")
 QUANTIZE_INT4_NOTE = ("numpy's column is a bar: np.clip(np.rint(x / s), -8, 7).astype(np.int8) computes int8 "
                       "(numpy has no int4); every result must equal that formula stored as int4 "
@@ -355,18 +356,25 @@ def _dequantize_blocked(w, s):
     return w.astype(np.float32) * np.repeat(s, 32, axis=1)
 
 
+def _dequantize_blocked_axis0(w, s):
+    return w.astype(np.float32) * np.repeat(s, 32, axis=0)
+
+
 def _quantize_cases() -> list[Case]:
     """QuantizeLinear float32 -> int4 and -> float8e4m3fn (a per-tensor scale), and DequantizeLinear
-    of an int4 weight with blocked float32 scales (block 32 along axis 1) -> float32, against the
-    numpy formula; the onnx implementations run one-node models, opset 21."""
+    of an int4 weight with blocked float32 scales -> float32, blocks of 32 along axis 1 and, as
+    onnxruntime's MatMulNBitsQuantizer lays out a K x N weight, along axis 0; against the numpy
+    formula; the onnx implementations run one-node models, opset 21."""
 
-    def dequantize_case(size, tiers):
+    def dequantize_case(size, tiers, axis=1):
         def build(rng):
             w, scale = int4_weight(size, rng)
-            return {"x": w, "scale": scale}
+            return {"x": w, "scale": scale if axis == 1 else np.ascontiguousarray(scale.T)}
 
-        return Case("quantize", f"dequantize int4->float ({_size(size)},{_size(size)}) block 32", "dequantize",
-                    build, tiers, to="FLOAT", reference=_dequantize_blocked, block_size=32, note=DEQUANTIZE_NOTE)
+        name = f"dequantize int4->float ({_size(size)},{_size(size)}) block 32" + (" axis 0" if axis == 0 else "")
+        return Case("quantize", name, "dequantize", build, tiers, to="FLOAT",
+                    reference=_dequantize_blocked if axis == 1 else _dequantize_blocked_axis0, block_size=32,
+                    axis=axis, note=DEQUANTIZE_NOTE)
 
     def quantize_case(n, to, tiers):
         def build(rng):   # a realistic scale; float 8: |x / s| stays under 200 (6 sigma: 160)
@@ -381,7 +389,7 @@ def _quantize_cases() -> list[Case]:
         return Case("quantize", f"quantize float->{to.lower()} n={_size(n)}", "quantize", build, tiers, to=to,
                     reference=reference, expected=expected, note=note)
 
-    return [dequantize_case(64, "s"), dequantize_case(K, "q"), dequantize_case(4 * K, "f"),
+    return [dequantize_case(64, "s"), dequantize_case(K, "q"), dequantize_case(4 * K, "f"), dequantize_case(4 * K, "f", 0),
             quantize_case(K, "INT4", "s"), quantize_case(M, "INT4", "q"), quantize_case(16 * M, "INT4", "f"),
             quantize_case(K, "FLOAT8E4M3FN", "s"), quantize_case(M, "FLOAT8E4M3FN", "q"),
             quantize_case(16 * M, "FLOAT8E4M3FN", "f")]

@@ -57,8 +57,8 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
             x, scale, to = arrays["x"], arrays["scale"], case.to
             fn = lambda: module.quantize_linear(x, scale, output_dtype=to)  # noqa: E731
         elif case.op == "dequantize":
-            x, scale, block = arrays["x"], arrays["scale"], case.block_size
-            fn = lambda: module.dequantize_linear(x, scale, axis=1, block_size=block)  # noqa: E731
+            x, scale, block, axis = arrays["x"], arrays["scale"], case.block_size, case.axis
+            fn = lambda: module.dequantize_linear(x, scale, axis=axis, block_size=block)  # noqa: E731
         else:
             x, to, copy = arrays["x"], case.to, case.copy
             fn = lambda: module.bitcast(x, to, copy=copy)  # noqa: E731
@@ -91,7 +91,7 @@ def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
     if case.op in ELEMENTWISE:
         return models.model(case.op, arrays["a"].dtype)
     if case.op in ("quantize", "dequantize"):
-        return models.quantize(case.op, arrays["x"].dtype, arrays["scale"].dtype, case.to, 1, case.block_size)
+        return models.quantize(case.op, arrays["x"].dtype, arrays["scale"].dtype, case.to, case.axis, case.block_size)
     return models.model(case.op, arrays["x"].dtype, case.to, case.saturate)
 
 

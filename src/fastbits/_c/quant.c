@@ -81,18 +81,30 @@ static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so,
                                         const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
     if (q->y == FB_NUM_F32) {
-        /* the contiguous rows of a one-byte integer type with one scale: loops the compiler
-           vectorizes */
-        if ((q->x == FB_NUM_I8 || q->x == FB_NUM_U8) && sp == 0 && sx == 1 && so == 4) {
-            fb_qparam c;
+        /* the contiguous rows of a one-byte integer type, with one scale (per tensor, or blocks
+           along the row) or a scale per element (per axis or blocks along an outer axis, as
+           quantizers lay out a K x N weight): loops the compiler vectorizes */
+        if ((q->x == FB_NUM_I8 || q->x == FB_NUM_U8) && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) &&
+            sx == 1 && so == 4) {
             const uint8_t *in = (const uint8_t *)x;
             const int xbits = q->xbits;
-            memcpy(&c, p, sizeof c);
             uint32_t *out_bits = (uint32_t *)(void *)o;
-            if (q->x == FB_NUM_I8)
-                for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c.zero) * c.scale);
-            else
-                for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c.zero) * c.scale);
+            if (sp == 0) {
+                fb_qparam c;
+                memcpy(&c, p, sizeof c);
+                if (q->x == FB_NUM_I8)
+                    for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c.zero) * c.scale);
+                else
+                    for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c.zero) * c.scale);
+            } else {
+                const fb_qparam *c = (const fb_qparam *)(const void *)p;
+                if (q->x == FB_NUM_I8)
+                    for (i = 0; i < n; i++)
+                        out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c[i].zero) * c[i].scale);
+                else
+                    for (i = 0; i < n; i++)
+                        out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c[i].zero) * c[i].scale);
+            }
             return;
         }
         DQ_ROW(STORE_F32);
@@ -208,14 +220,20 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
         return;
     }
-    if (q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1) {
-        fb_qparam c;
+    if (q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4 && so == 1) {
         const float *in = (const float *)(const void *)x;
         const uint8_t mask = (uint8_t)(q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
-        int32_t zero;
-        memcpy(&c, p, sizeof c);
-        zero = ql_zero(c.zero);
-        for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c.scale, zero, low, high) & mask;
+        if (sp == 0) {
+            fb_qparam c;
+            int32_t zero;
+            memcpy(&c, p, sizeof c);
+            zero = ql_zero(c.zero);
+            for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c.scale, zero, low, high) & mask;
+        } else {
+            const fb_qparam *c = (const fb_qparam *)(const void *)p;
+            for (i = 0; i < n; i++)
+                ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c[i].scale, ql_zero(c[i].zero), low, high) & mask;
+        }
         return;
     }
     switch (q->y) {
