@@ -530,13 +530,27 @@ def test_an_attribute_of_a_later_version_is_refused(op, opset, attributes, name,
 
 
 def test_reference_evaluator_takes_onnxs_parameters():
-    """fastbits.onnx_ops.ReferenceEvaluator takes onnx's parameters, by name, kind and default."""
+    """fastbits.onnx_ops.ReferenceEvaluator takes every parameter of the installed onnx's
+    evaluator, by name, kind and default, and those of the other onnx releases it supports
+    (1.21's optimized, 1.22's check_shape_annotations) only at their defaults where this onnx
+    lacks them."""
     import inspect
 
     def parameters(cls):
-        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+        return {p.name: (p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()}
 
-    assert parameters(onnx_ops.ReferenceEvaluator) == parameters(ReferenceEvaluator)
+    ours, theirs = parameters(onnx_ops.ReferenceEvaluator), parameters(ReferenceEvaluator)
+    assert {name: ours.get(name) for name in theirs} == theirs
+    others = {"check_shape_annotations": False, "optimized": True}
+    assert set(ours) - set(theirs) <= set(others)
+    model = _and_model(TP.INT32)
+    for name, default in others.items():
+        onnx_ops.ReferenceEvaluator(model, **{name: default})
+        if name in theirs:
+            onnx_ops.ReferenceEvaluator(model, **{name: not default})
+        else:
+            with pytest.raises(fastbits.ArgumentValueError, match=f"{name}=.* needs an onnx whose evaluator has it"):
+                onnx_ops.ReferenceEvaluator(model, **{name: not default})
 
 
 # --------------------------------------------------------------------------

@@ -397,14 +397,21 @@ OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShif
                           QuantizeLinear, DequantizeLinear]
 
 
+#: The installed onnx's evaluator's parameters: 1.21's has ``optimized`` and not
+#: ``check_shape_annotations``, 1.23's the other way round.
+_EVALUATOR_PARAMETERS = inspect.signature(onnx.reference.ReferenceEvaluator).parameters
+
+
 class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
     """onnx's ``ReferenceEvaluator``, with fastbits inside: :data:`OPS` run their nodes, and the
     model's initializers (those of its subgraphs too) are read by
     :func:`fastbits.onnx_tensors.to_array`, strict on malformed data and fast on the packed
     types.  It changes nothing in onnx's own modules.
 
-    The parameters are onnx's, by name and default (``proto, opsets=None, functions=None,
-    verbose=0, new_ops=None, check_shape_annotations=False``).  ``new_ops`` runs before
+    The parameters are onnx's, by name and default: ``proto, opsets=None, functions=None,
+    verbose=0, new_ops=None``, and ``check_shape_annotations=False`` (onnx 1.22 and later) and
+    ``optimized=True`` (onnx 1.21), each passed on where the installed onnx's evaluator has it;
+    where it has not, only its default is taken.  ``new_ops`` runs before
     :data:`OPS`: a class of its with the name and domain of one of fastbits' replaces fastbits'.
     A node with an attribute its operator's version does not have (Cast-13's ``saturate``,
     QuantizeLinear-19's ``block_size``) is refused when the evaluator is built, with an
@@ -426,11 +433,19 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
     def __init__(self, proto: Any, opsets: dict[str, int] | None = None,
                  functions: list[onnx.reference.ReferenceEvaluator | onnx.FunctionProto] | None = None,
                  verbose: int = 0, new_ops: list[type[OpRun]] | None = None,
-                 check_shape_annotations: bool = False) -> None:
+                 check_shape_annotations: bool = False, optimized: bool = True) -> None:
         given = list(new_ops or [])
         names = {(getattr(op, "op_domain", ""), op.__name__) for op in given}
         ops = given + [op for op in OPS if (op.op_domain, op.__name__) not in names]
-        super().__init__(proto, opsets, functions, verbose, ops, check_shape_annotations=check_shape_annotations)
+        options = {}
+        for name, value, default in (("check_shape_annotations", check_shape_annotations, False),
+                                     ("optimized", optimized, True)):
+            if name in _EVALUATOR_PARAMETERS:
+                options[name] = value
+            elif value != default:
+                raise ArgumentValueError(f"ReferenceEvaluator: {name}={value!r} needs an onnx whose evaluator has "
+                                         f"it; onnx {onnx.__version__}'s has not")
+        super().__init__(proto, opsets, functions, verbose, ops, **options)
 
     def _init(self) -> None:
         # onnx's _init reads every initializer with numpy_helper.to_array before it loads the
