@@ -52,6 +52,7 @@ Importing this module needs onnx >= 1.21 (the first with BitCast-26):
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -101,6 +102,13 @@ def _attribute_value(attribute: Any) -> Any:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
+@functools.cache
+def _attributes(op: str, domain: str, versions: tuple[int, ...]) -> dict[int, frozenset[str]]:
+    """The attributes of each version of ``op`` fastbits implements, from onnx's schemas: looked
+    up once per operator, not once per node."""
+    return {v: frozenset(onnx.defs.get_schema(op, v, domain).attributes) for v in versions}
+
+
 class _FastbitsOp(OpRun):
     """What the operators share: the opset check and unwrapped errors."""
 
@@ -120,12 +128,11 @@ class _FastbitsOp(OpRun):
         ``saturate``, QuantizeLinear-19's ``block_size``), as onnx's checker does: a later
         version's meaning would otherwise be given to a model that cannot mean it."""
         op = self.op_schema.name
-        known = onnx.defs.get_schema(op, self.version, self.op_domain).attributes
+        by_version = _attributes(op, self.op_domain, self.versions or (self.version,))
         for attribute in node.attribute:
-            if attribute.name in known:
+            if attribute.name in by_version[self.version]:
                 continue
-            since = [v for v in self.versions or (self.version,)
-                     if attribute.name in onnx.defs.get_schema(op, v, self.op_domain).attributes]
+            since = [v for v, names in by_version.items() if attribute.name in names]
             came = f"it came with {op}-{min(since)}" if since else f"no version of {op} has it"
             which = f"node {node.name!r}" if node.name else "a node with no name"
             raise OpsetError(f"{op}: {which} has attribute '{attribute.name}', which {op}-{self.version} (the "

@@ -6,6 +6,7 @@ that listing the suite costs nothing; ``tiers`` says which modes run it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -352,12 +353,8 @@ def _quantize_f8(x, s):
     return (x / s).astype(ml_dtypes.float8_e4m3fn)
 
 
-def _dequantize_blocked(w, s):
-    return w.astype(np.float32) * np.repeat(s, 32, axis=1)
-
-
-def _dequantize_blocked_axis0(w, s):
-    return w.astype(np.float32) * np.repeat(s, 32, axis=0)
+def _dequantize_blocked(w, s, axis=1):
+    return w.astype(np.float32) * np.repeat(s, 32, axis=axis)
 
 
 def _quantize_cases() -> list[Case]:
@@ -373,7 +370,7 @@ def _quantize_cases() -> list[Case]:
 
         name = f"dequantize int4->float ({_size(size)},{_size(size)}) block 32" + (" axis 0" if axis == 0 else "")
         return Case("quantize", name, "dequantize", build, tiers, to="FLOAT",
-                    reference=_dequantize_blocked if axis == 1 else _dequantize_blocked_axis0, block_size=32,
+                    reference=functools.partial(_dequantize_blocked, axis=axis), block_size=32,
                     axis=axis, note=DEQUANTIZE_NOTE)
 
     def quantize_case(n, to, tiers):
