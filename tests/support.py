@@ -922,3 +922,52 @@ def quantize_exact(x, scale, zero_point, precision, dst, saturate=True):
     if zero_point is None:  # no zero point, nothing added: -0 stays -0, as Cast keeps it
         return cast_exact(signed_exact(q), dst, saturate)
     return cast_exact(ieee_sum(q, zero_point), dst, saturate)
+
+
+# --------------------------------------------------------------------------
+# DynamicQuantizeLinear and MatMulInteger, as their texts state them
+
+
+def _signed_value(value):
+    """An exact float value as a number that orders: a Fraction, or +-inf as a float."""
+    sign, magnitude = value
+    number = float("inf") if magnitude == "inf" else magnitude
+    return -number if sign else number
+
+
+def dynamic_quantize_exact(values):
+    """DynamicQuantizeLinear-11 of the exact float32 values ``values`` (:func:`exact_values`):
+    ``(y, scale, zero)``, y a list of ints, the scale exact, the zero point an int.
+
+    The text's formulas, each float32 operation rounded once to nearest even (IEEE), with the
+    decisions of docs/quantize.md where it is silent: a NaN in x makes max and min NaN; an empty
+    x has max = min = 0; an empty range (all zeros) has the scale 1; a NaN zero point
+    saturates to 0, as QuantizeLinear counts a NaN quotient."""
+    f32 = spec.DataType.FLOAT
+    if any(magnitude == NAN for _, magnitude in values):
+        low = high = (0, NAN)
+    else:
+        numbers = [_signed_value(v) for v in values] or [Fraction(0)]
+        low = min(values, key=_signed_value) if min(numbers) < 0 else (0, Fraction(0))
+        high = max(values, key=_signed_value) if max(numbers) > 0 else (0, Fraction(0))
+    if low[1] != NAN and _signed_value(low) == 0 and _signed_value(high) == 0:
+        scale = (0, Fraction(1))
+    else:
+        scale = cast_exact(ieee_quotient(cast_exact(ieee_sum(high, _negated(low)), f32), 255), f32)
+    zero = cast_exact(ieee_sum((0, Fraction(0)), _negated(cast_exact(ieee_quotient(low, scale), f32))), f32)
+    if zero[1] == NAN:
+        zero_point = 0
+    else:
+        zero_point = round_half_even(Fraction(min(max(_signed_value(zero), 0), 255)))
+    y = [quantize_exact(v, scale, zero_point, f32, spec.DataType.UINT8) for v in values]
+    return y, scale, zero_point
+
+
+def matmul_integer_exact(a, b, a_zero=0, b_zero=0):
+    """MatMulInteger-10 in Python ints: numpy.matmul of object arrays (each element a Python
+    int) less their zero points, already shaped to broadcast (one per row of ``a``: (..., M, 1);
+    one per column of ``b``: (..., 1, N)); each sum then as the int32 of its low 32 bits."""
+    av = np.asarray(a).astype(object) - np.asarray(a_zero).astype(object)
+    bv = np.asarray(b).astype(object) - np.asarray(b_zero).astype(object)
+    sums = np.asarray(np.matmul(av, bv), dtype=object)
+    return np.vectorize(lambda s: (s + 2**31) % 2**32 - 2**31, otypes=[object])(sums)

@@ -210,6 +210,29 @@ def test_quantize_and_dequantize_equal_eager(ops, compute):
         assert_same_bits(got, eager())
 
 
+def test_dynamic_quantize_and_matmul_integer_equal_eager(ops, compute):
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((12, 70)) * 3 + 1).astype(np.float32)
+    a = rng.integers(0, 256, (3, 9, 70), dtype=np.uint8)
+    b = rng.integers(-128, 128, (70, 40), dtype=np.int8)
+    za, zb = rng.integers(0, 256, (9,), dtype=np.uint8), rng.integers(-128, 128, (40,), dtype=np.int8)
+    eager = [*ops.dynamic_quantize_linear(x), ops.matmul_integer(a, b, za, zb),
+             ops.matmul_integer(a, b, np.uint8(7))]
+    results = [*ops.dynamic_quantize_linear(lazy(x, (5, 32))),
+               ops.matmul_integer(lazy(a, (2, 4, 32)), lazy(b, (32, 16)), za, lazy(zb, 10)),
+               ops.matmul_integer(a, lazy(b, (32, 16)), np.uint8(7))]
+    assert all(isinstance(result, da.Array) for result in results)
+    for want, got in zip(eager, compute(*results)):
+        assert_same_bits(got, want)
+    empty = ops.dynamic_quantize_linear(lazy(np.zeros((0, 3), np.float32), 2))
+    for want, got in zip(ops.dynamic_quantize_linear(np.zeros((0, 3), np.float32)), compute(*empty)):
+        assert_same_bits(got, want)
+    with pytest.raises(fastbits.ArgumentValueError, match="MatMulInteger: inputs 'A' of shape"):
+        ops.matmul_integer(lazy(a, 5), lazy(b[:60], 5))
+    with pytest.raises(fastbits.TypeConstraintError, match="DynamicQuantizeLinear: input 'x'"):
+        ops.dynamic_quantize_linear(lazy(a, 5))
+
+
 def test_blocks_must_not_straddle_chunks(ops):
     w = lazy(np.zeros((4, 64), np.int8), (4, 40))
     with pytest.raises(fastbits.ArgumentValueError, match=r"rechunk first, for example x.rechunk\(\{1: 32\}\)"):

@@ -55,7 +55,7 @@ class _Counting:
 
 
 KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast", "cast", "cast_like",
-           "quantize_linear", "dequantize_linear")
+           "quantize_linear", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer")
 
 #: The installed onnx has BitShift-28 (onnx 1.23, opset 28): signed BitShift node tests.
 HAS_BITSHIFT_28 = onnx.defs.onnx_opset_version() >= 28
@@ -146,6 +146,9 @@ OFFICIAL = {
     "test_bitwise_not_4d",
     *(f"test_bitshift_{direction}_{t}" for direction in ("left", "right")
       for t in ("uint8", "uint16", "uint32", "uint64")),
+    *(f"test_dynamicquantizelinear{case}{expanded}" for case in ("", "_max_adjusted", "_min_adjusted")
+      for expanded in ("", "_expanded")),
+    "test_matmulinteger",
 }
 #: onnx 1.23's node tests of BitShift-28: the signed types and the amounts out of range.
 OFFICIAL_BITSHIFT_28 = {
@@ -169,6 +172,8 @@ OFFICIAL_KERNEL = {
     "test_castlike_": "cast_like",
     "test_quantizelinear": "quantize_linear",
     "test_dequantizelinear": "dequantize_linear",
+    "test_dynamicquantizelinear": "dynamic_quantize_linear",
+    "test_matmulinteger": "matmul_integer",
 }
 def _generated_data_zeroes_small_ints() -> bool:
     """Whether this onnx's node-test data gives 0 for floats out of range into int4 (and the
@@ -203,15 +208,18 @@ if _generated_data_zeroes_small_ints():
     })
 
 
-def _expected_kernel(name):
-    """The kernel a node test must run: none for a string Cast (onnx's own runs it); Cast's for
-    an expanded CastLike (its model is a Cast node)."""
+def _expected_kernels(name):
+    """The kernels a node test must run, and no other: none for a string Cast (onnx's own runs
+    it); Cast's for an expanded CastLike (its model is a Cast node); Cast's and
+    QuantizeLinear's for an expanded DynamicQuantizeLinear (its function body's nodes)."""
     if "STRING" in name:
-        return None
+        return set()
     if name.startswith("test_castlike_") and "_expanded" in name:
-        return "cast"
+        return {"cast"}
+    if name.startswith("test_dynamicquantizelinear") and "_expanded" in name:
+        return {"cast", "quantize_linear"}
     (op,) = [kernel for prefix, kernel in OFFICIAL_KERNEL.items() if name.startswith(prefix)]
-    return op
+    return {op}
 
 
 def _official_cases():
@@ -261,12 +269,9 @@ def test_official_node_test(name, kernels):
     assert not problems, "\n".join(problems)
     assert not result.skipped, result.skipped
     assert result.testsRun == 1
-    op = _expected_kernel(name)
-    if op is None:
-        assert sum(counter.calls for counter in kernels.values()) == 0  # strings are onnx's
-        return
-    assert kernels[op].calls >= 1, "the node test did not run fastbits' kernel"
-    assert sum(counter.calls for counter in kernels.values()) == kernels[op].calls  # and no other
+    expected = _expected_kernels(name)
+    assert all(kernels[op].calls >= 1 for op in expected), "the node test did not run fastbits' kernel"
+    assert all(counter.calls == 0 for op, counter in kernels.items() if op not in expected)  # and no other
 
 
 # --------------------------------------------------------------------------
@@ -296,7 +301,12 @@ def test_ops_list_and_versions():
     # Cast, CastLike, QuantizeLinear and DequantizeLinear: the latest version the installed onnx
     # has, and every earlier one
     assert onnx_ops.OPS[len(expected):] == [onnx_ops.Cast, onnx_ops.CastLike, onnx_ops.QuantizeLinear,
-                                            onnx_ops.DequantizeLinear]
+                                            onnx_ops.DequantizeLinear, onnx_ops.DynamicQuantizeLinear,
+                                            onnx_ops.MatMulInteger]
+    for cls, op, since in ((onnx_ops.DynamicQuantizeLinear, spec.DYNAMIC_QUANTIZE, 11),
+                           (onnx_ops.MatMulInteger, spec.MATMUL_INTEGER, 10)):
+        assert cls.__name__ == cls.op_schema.name == op and cls.op_domain == ""
+        assert cls.op_schema.since_version == since == onnx.defs.get_schema(op, 28).since_version
     quant_versions = (10, 13, 19, 21, 23, 24, 25, 28)
     for cls, op, versions in ((onnx_ops.Cast, spec.CAST, (6, 9, 13, 19, 21, 23, 24, 25, 28)),
                               (onnx_ops.CastLike, spec.CAST_LIKE, (15, 19, 21, 23, 24, 25)),

@@ -207,6 +207,8 @@ PROTOCOLS = {
     "cast_like": _signatures.CastLikeOperator,
     "quantize_linear": _signatures.QuantizeOperator,
     "dequantize_linear": _signatures.DequantizeOperator,
+    "dynamic_quantize_linear": _signatures.DynamicQuantizeOperator,
+    "matmul_integer": _signatures.MatMulIntegerOperator,
     "pack": _signatures.PackFunction,
     "unpack": _signatures.UnpackFunction,
     "get_num_threads": _signatures.GetNumThreads,

@@ -1,6 +1,6 @@
 """fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
-BitCast-26, Cast and CastLike for every non-string type, and QuantizeLinear and
-DequantizeLinear, exact and fast.
+BitCast-26, Cast and CastLike for every non-string type, QuantizeLinear, DequantizeLinear,
+DynamicQuantizeLinear and MatMulInteger, exact and fast.
 
 >>> import numpy as np, fastbits
 >>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
@@ -22,7 +22,9 @@ from ._ops import (
     cast,
     cast_like,
     dequantize_linear,
+    dynamic_quantize_linear,
     get_num_threads,
+    matmul_integer,
     pack,
     quantize_linear,
     set_num_threads,
@@ -67,8 +69,10 @@ __all__ = [
     "cast_like",
     "config_context",
     "dequantize_linear",
+    "dynamic_quantize_linear",
     "get_config",
     "get_num_threads",
+    "matmul_integer",
     "pack",
     "quantize_linear",
     "release_memory",

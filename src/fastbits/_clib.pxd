@@ -3,7 +3,7 @@
 
 from cpython.object cimport PyObject
 from libc.stddef cimport size_t
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int16_t, int32_t, uint8_t
 
 
 cdef extern from "_c/platform.h":
@@ -142,6 +142,21 @@ cdef extern from "_c/quant.h":
         int high
         fb_cast format
         float value[256]
+
+
+cdef extern from "_c/imatmul.h":
+    enum:
+        FB_IMATMUL_ROWS
+        FB_IMATMUL_COLS
+    ctypedef struct fb_imatmul:
+        const int16_t* a
+        const char* b
+        const int16_t* zb
+        int32_t* c
+        Py_ssize_t m, k, n, lda, ldb, ldc
+        int b_signed
+    void fb_imatmul_block(const fb_imatmul* p, Py_ssize_t m0, Py_ssize_t m1, Py_ssize_t n0,
+                          Py_ssize_t n1) noexcept nogil
 
 
 cdef extern from "_c/engine.h":

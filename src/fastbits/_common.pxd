@@ -82,7 +82,7 @@ cdef extern from "Python.h":
 
 cdef enum:
     MAX_KEYWORDS = 5     # keyword-only parameters of a public function (quantize_linear's five)
-    MAX_POSITIONAL = 3   # positional parameters of a public function (bitshift, unpack, Q/DQ)
+    MAX_POSITIONAL = 4   # positional parameters of a public function (matmul_integer)
 
 
 # A public function's two paths, given its positional arguments (every one: an optional one left

@@ -26,7 +26,8 @@ from . import _config, spec
 from ._dispatch import Adapter
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["ADAPTER", "bitcast", "cast", "elementwise", "pack", "quantization", "unpack"]
+__all__ = ["ADAPTER", "bitcast", "cast", "dynamic_quantization", "elementwise", "matmul_integer", "pack",
+           "quantization", "unpack"]
 
 
 def _is_dask(value: Any) -> bool:
@@ -288,6 +289,65 @@ def quantization(func: Callable[..., Any], name: str, args: tuple[Any, ...], kwa
                          meta=np.empty((0,) * x.ndim, dtype), token=op.lower())
 
 
+def _small(value: Any) -> Any:
+    """A scale or zero point as an array: a dask one computed when the graph is built (it is a
+    fraction of the input's size)."""
+    return None if value is None else np.asarray(value.compute() if _is_dask(value) else value)
+
+
+def _dynamic_block(block: np.ndarray, quantize: Callable[..., Any], threads: int, scale: np.ndarray,
+                   zero: np.ndarray) -> np.ndarray:
+    return _task(quantize, threads, block, scale, zero)
+
+
+def dynamic_quantization(func: Callable[..., Any], x: Any) -> Any:
+    """DynamicQuantizeLinear of dask array ``x``: lazy y, scale and zero point.  The scale and
+    the zero point come from x's min and max (dask's reductions) by the text's formulas
+    (:func:`fastbits.spec.range_parameters`), and each block of y is the QuantizeLinear
+    of ``func``'s own path by them: what the eager call computes, bit for bit."""
+    import dask
+    import dask.array as da
+
+    op = spec.DYNAMIC_QUANTIZE
+    spec.check_dynamic_quantize(_stand_in(op, x))
+    if x.size == 0:  # no min or max to reduce: the eager call's result
+        return tuple(da.from_array(part) for part in func(np.empty(x.shape, np.float32)))
+    quantize = sys.modules[func.__module__].quantize_linear
+    params = dask.delayed(spec.range_parameters, nout=2, pure=True)(x.min(), x.max())
+    scale = da.from_delayed(params[0], (), np.float32)
+    zero = da.from_delayed(params[1], (), np.uint8)
+    index = tuple(range(x.ndim))
+    y = da.blockwise(_dynamic_block, index, x, index, quantize, None, _task_threads(), None, scale, (), zero, (),
+                     dtype=np.uint8, meta=np.empty((0,) * x.ndim, np.uint8), token=op.lower())
+    return y, scale, zero
+
+
+def _low_bits(block: np.ndarray) -> np.ndarray:
+    """int64 sums as the int32s of their low 32 bits."""
+    return block.astype(np.uint32).view(np.int32)
+
+
+def matmul_integer(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """MatMulInteger with dask arrays: dask's matmul of the operands less their zero points in
+    int64 (exact: each block's sums and their sum across blocks), then each sum's low 32 bits,
+    as the eager call gives them.  The zero points are read when the graph is built, with the
+    eager call's checks.  The blocks run numpy's int64 matmul, not fastbits' kernel."""
+    import dask.array as da
+
+    op = spec.MATMUL_INTEGER
+    a, b, za, zb = (*args, None, None)[:4]
+    za, zb = _small(za), _small(zb)
+    stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in (a, b)]
+    _, _, za, zb, shape = spec.check_matmul_integer(*stand_ins, za, zb)
+    if not (_is_dask(a) or _is_dask(b)):
+        return func(a, b, za, zb)
+    av = da.asarray(a).astype(np.int64) - (0 if za is None else za.astype(np.int64))
+    bv = da.asarray(b).astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
+    sums = da.matmul(av, bv)
+    return sums.map_blocks(_low_bits, dtype=np.int32, meta=np.empty((0,) * len(shape), np.int32),
+                           token=op.lower())
+
+
 #: The public operators' ONNX names, for the elementwise ones' checks and messages.
 _ELEMENTWISE = {"bitwise_and": spec.BITWISE_AND, "bitwise_or": spec.BITWISE_OR, "bitwise_xor": spec.BITWISE_XOR,
                 "bitwise_not": spec.BITWISE_NOT, "bitshift": spec.BITSHIFT}
@@ -312,6 +372,10 @@ def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
                     kwargs.get("order", "K"), op)
     if name in ("quantize_linear", "dequantize_linear"):
         return quantization(func, name, args, kwargs)
+    if name == "dynamic_quantize_linear":
+        return dynamic_quantization(func, *args)
+    if name == "matmul_integer":
+        return matmul_integer(func, args)
     if name == "pack":
         return pack(func, *args)
     return unpack(func, *args)

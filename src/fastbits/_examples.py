@@ -8,7 +8,9 @@
 * Cast into each family of targets, the examples and table rows of Cast-28's doc and of onnx's
   pages on the narrow types (int4.md, float4.md, float6.md);
 * QuantizeLinear and DequantizeLinear: onnx's node tests of the narrow types, one example of
-  each granularity, and the cases where fastbits follows the text rather than onnx's reference.
+  each granularity, and the cases where fastbits follows the text rather than onnx's reference;
+* DynamicQuantizeLinear and MatMulInteger: onnx's node tests, and a per-row zero point of
+  MatMulInteger, which the text allows and onnx's reference reads as per column.
 
 The tests run each one under its own name.  BitCast, BitShift and pack examples carry
 their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
@@ -25,7 +27,8 @@ from typing import Any, Callable
 import numpy as np
 
 from . import spec
-from .spec import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST, DEQUANTIZE, QUANTIZE
+from .spec import (BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST, DEQUANTIZE,
+                   DYNAMIC_QUANTIZE, MATMUL_INTEGER, QUANTIZE)
 
 #: The round trip of a sub-byte type: ``pack``, then ``unpack`` back.
 PACK_UNPACK = "pack/unpack"
@@ -40,6 +43,8 @@ FUNCTIONS = {
     CAST: "cast",
     QUANTIZE: "quantize_linear",
     DEQUANTIZE: "dequantize_linear",
+    DYNAMIC_QUANTIZE: "dynamic_quantize_linear",
+    MATMUL_INTEGER: "matmul_integer",
     PACK_UNPACK: "pack",
 }
 
@@ -51,10 +56,17 @@ class Example:
     name: str
     op: str
     inputs: tuple[np.ndarray, ...]
-    expected: np.ndarray
+    expected: np.ndarray  # the first output (of an operator of several, DynamicQuantizeLinear's y)
     attributes: dict[str, Any] = field(default_factory=dict)
     #: The operator's version the example runs as, when it matters (BitShift-11 or -28).
     version: int | None = None
+    #: The outputs after the first, of an operator that has several.
+    more: tuple[np.ndarray, ...] = ()
+
+    @property
+    def outputs(self) -> tuple[np.ndarray, ...]:
+        """Every expected output."""
+        return (self.expected, *self.more)
 
     @property
     def group(self) -> str:
@@ -64,9 +76,14 @@ class Example:
     def run(self, kernels: Any) -> np.ndarray:
         """Run the example through ``kernels`` (``fastbits``, or a module with the operator's
         function); return the output."""
-        function: Callable[..., np.ndarray] = getattr(kernels, FUNCTIONS[self.op])
+        function: Callable[..., Any] = getattr(kernels, FUNCTIONS[self.op])
         if self.op in (QUANTIZE, DEQUANTIZE):  # keyword-only attributes
             return function(*self.inputs, **self.attributes)
+        if self.op == DYNAMIC_QUANTIZE:  # y first, then the scale and the zero point
+            y, *more = function(*self.inputs)
+            if not all(self._same(got, want) for got, want in zip(more, self.more, strict=True)):
+                raise ValueError(f"the scale and zero point: got {more!r}")
+            return y
         result = function(*self.inputs, *self.attributes.values())
         if self.op == BITSHIFT:
             spec.check_bitshift_version(self.version, spec.datatype_of(result.dtype))
@@ -96,13 +113,16 @@ class Example:
         Integers must be equal exactly; floats as printed in the spec (which
         shows up to 8 decimals) to a relative 1e-8.
         """
-        if result.dtype != self.expected.dtype or result.shape != self.expected.shape:
+        return self._same(result, self.expected)
+
+    def _same(self, result: np.ndarray, expected: np.ndarray) -> bool:
+        if result.dtype != expected.dtype or result.shape != expected.shape:
             return False
-        if self.op in (CAST, QUANTIZE, DEQUANTIZE):  # bit for bit: the sign of a zero, the code of a NaN
-            return result.tobytes() == self.expected.tobytes()
-        if self.expected.dtype.kind == "f":
-            return bool(np.allclose(result, self.expected, rtol=1e-8, atol=0.0))
-        return bool(np.array_equal(result, self.expected))
+        if self.op in (CAST, QUANTIZE, DEQUANTIZE, DYNAMIC_QUANTIZE):  # bit for bit: a zero's sign, a NaN's code
+            return result.tobytes() == expected.tobytes()
+        if expected.dtype.kind == "f":
+            return bool(np.allclose(result, expected, rtol=1e-8, atol=0.0))
+        return bool(np.array_equal(result, expected))
 
 
 def create_random_int(shape: tuple[int, ...], dtype: type, seed: int = 1) -> np.ndarray:
@@ -334,4 +354,23 @@ EXAMPLES: tuple[Example, ...] = (
            [3074.0], "float16"),
     _quant(QUANTIZE, "saturated: +inf into int8 is 127, NaN counts as 0",
            (np.array([np.inf, -np.inf, np.nan, 2.5], np.float32), np.float32(1), np.int8(3)), [127, -128, 3, 5], "int8"),
+    # DynamicQuantizeLinear and MatMulInteger: onnx's node tests
+    *(Example(name, DYNAMIC_QUANTIZE, (np.array(x, np.float32),), np.array(y, np.uint8), {}, None,
+              (np.array(scale, np.float32), np.array(zero, np.uint8)))
+      for name, x, y, scale, zero in (
+          ("test_dynamicquantizelinear", [0, 2, -3, -2.5, 1.34, 0.5], [153, 255, 0, 26, 221, 179],
+           np.float32(5) / np.float32(255), 153),
+          ("test_dynamicquantizelinear_max_adjusted", [-1.0, -2.1, -1.3, -2.5, -3.34, -4.0],
+           [191, 121, 172, 96, 42, 0], np.float32(4) / np.float32(255), 255),
+          ("test_dynamicquantizelinear_min_adjusted",
+           [[1, 2.1, 1.3, 2.5], [3.34, 4.0, 1.5, 2.6], [3.9, 4.0, 3.0, 2.345]],
+           [[64, 134, 83, 159], [213, 255, 96, 166], [249, 255, 191, 149]], np.float32(4) / np.float32(255), 0))),
+    Example("test_matmulinteger", MATMUL_INTEGER,
+            (np.array([[11, 7, 3], [10, 6, 2], [9, 5, 1], [8, 4, 0]], np.uint8), np.array([[1, 4], [2, 5], [3, 6]], np.uint8),
+             np.array([12], np.uint8), np.array([0], np.uint8)),
+            np.array([[-38, -83], [-44, -98], [-50, -113], [-56, -128]], np.int32)),
+    Example("MatMulInteger: a zero point per row of A", MATMUL_INTEGER,
+            (np.array([[1, 2], [3, 4], [5, 6]], np.uint8), np.array([[1, 0], [0, 1]], np.uint8),
+             np.array([1, 2, 3], np.uint8)),
+            np.array([[0, 1], [1, 2], [2, 3]], np.int32)),
 )

@@ -23,12 +23,13 @@ from . import _config, _dask, _dispatch, spec
 
 if TYPE_CHECKING:  # the functions' types (fastbits._signatures): for checkers, not at import
     from ._signatures import (BinaryOperator, BitCastOperator, BitShiftOperator, CastLikeOperator, CastOperator,
-                              DequantizeOperator, GetNumThreads, PackFunction, QuantizeOperator, SetNumThreads,
-                              UnaryOperator, UnpackFunction)
+                              DequantizeOperator, DynamicQuantizeOperator, GetNumThreads, MatMulIntegerOperator,
+                              PackFunction, QuantizeOperator, SetNumThreads, UnaryOperator, UnpackFunction)
 
 __all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
-           "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "dequantize_linear", "get_num_threads",
-           "load", "pack", "quantize_linear", "set_num_threads", "unpack"]
+           "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "dequantize_linear",
+           "dynamic_quantize_linear", "get_num_threads", "load", "matmul_integer", "pack", "quantize_linear",
+           "set_num_threads", "unpack"]
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
 
@@ -52,6 +53,8 @@ class Path(NamedTuple):
     cast_like: CastLikeOperator
     quantize_linear: QuantizeOperator
     dequantize_linear: DequantizeOperator
+    dynamic_quantize_linear: DynamicQuantizeOperator
+    matmul_integer: MatMulIntegerOperator
     pack: PackFunction
     unpack: UnpackFunction
     get_num_threads: GetNumThreads
@@ -129,6 +132,8 @@ cast = active.cast
 cast_like = active.cast_like
 quantize_linear = active.quantize_linear
 dequantize_linear = active.dequantize_linear
+dynamic_quantize_linear = active.dynamic_quantize_linear
+matmul_integer = active.matmul_integer
 pack = active.pack
 unpack = active.unpack
 get_num_threads = active.get_num_threads

@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""QuantizeLinear and DequantizeLinear, compiled: the same functions, results and errors as
-:mod:`fastbits._quant_py` (the reference), on the kernels of ``_c/quant.h`` and the engine.
+"""QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and MatMulInteger, compiled: the same
+functions, results and errors as :mod:`fastbits._quant_py` (the reference), on the kernels of
+``_c/quant.h`` and ``_c/imatmul.h`` and the engine.
 
 The public functions are entry points of :mod:`fastbits._common`: a fast path decided at C level
 for the calls models make, and a slow path through the spec's checks (below).
@@ -11,23 +12,27 @@ cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
+from libc.stdint cimport int16_t, int32_t
 from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from . import _quant_py, spec
+from . import _quant_py, _runtime, spec
 from .errors import AllocationError
 from ._clib cimport (
+    FB_GRAIN_CACHED, FB_IMATMUL_COLS, FB_IMATMUL_ROWS, fb_cpu_init, fb_imatmul, fb_imatmul_block,
     FB_DEQUANTIZE, FB_MAXD, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_SMALL, FB_NUM_U8, FB_OP_QUANT, FB_QUANTIZE,
     fb_claim, fb_config_t, fb_engine_broadcast, fb_kernel, fb_operand, fb_plan, fb_publish, fb_published, fb_qparam,
     fb_quant,
 )
 from ._common cimport NPY_USERDEF, NUM_CODES, Entry, Types, add_ml_dtypes, entry_point, same_dims, type_code, types
-from ._runtime cimport new_array, run, run_inline, snapshot
+from ._runtime cimport new_array, parallel, run, run_inline, snapshot
 
 cnp.import_array()
+# MatMulInteger's loops' instruction sets: the runtime's (its loops and these are compiled alike)
+fb_cpu_init("AVX2" in _runtime.runtime_info()["cpu_features"])
 
-__all__ = ["dequantize_linear", "quantize_linear"]
+__all__ = ["dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "quantize_linear"]
 
 cdef const Types* T = types()
 
@@ -517,8 +522,122 @@ cdef object _quant_small(const fb_config_t* config, fb_quant* q, cnp.ndarray X, 
                       <const Py_ssize_t*>xdims, pstrides, <char*>params)
 
 
+# ---------------------------------------------------------------------------
+# DynamicQuantizeLinear: the spec's scale and zero point (numpy's min and max, and float32
+# arithmetic on two numbers), then QuantizeLinear's kernels.
+
+cdef object _no_fast(Entry e, PyObject** args, PyObject** options):
+    return None
+
+
+cdef object _dynamic_slow(Entry e, PyObject** args, PyObject** options):
+    x = spec.check_dynamic_quantize(<object>args[0])
+    scale, zero = spec.dynamic_parameters(x)
+    return quantize_linear(x, scale, zero), scale, zero
+
+
+# ---------------------------------------------------------------------------
+# MatMulInteger: imatmul.h's blocks of C on the runtime's threads, a block a unit.  A's rows less
+# their zero points are made int16 first (A is the small side of the products models make: M
+# rows of activations); B is read as it is, its rows contiguous, a copy where they are not.
+
+cdef struct MatmulJob:
+    fb_imatmul p                 # the shapes and row strides; the data of batch 0
+    const Py_ssize_t* offsets    # per batch: byte offsets of A, B, B's zero points and C
+    Py_ssize_t batches, row_blocks, col_blocks
+    fb_config_t config
+    int nshares
+
+
+cdef void _matmul_share(void* ctx, int share, int slot) noexcept nogil:
+    """Share ``share`` of the job: one contiguous run of its blocks, ordered by batch, then by
+    columns, then by rows (consecutive blocks read the same columns of B)."""
+    cdef MatmulJob* job = <MatmulJob*>ctx
+    cdef Py_ssize_t per = job.row_blocks * job.col_blocks, units = job.batches * per
+    cdef Py_ssize_t u, rb, cb, m0, n0
+    cdef fb_imatmul p = job.p
+    cdef const Py_ssize_t* off
+    for u in range(share * units // job.nshares, (share + 1) * units // job.nshares):
+        off = job.offsets + 4 * (u // per)
+        p.a = <const int16_t*>(<const char*>job.p.a + off[0])
+        p.b = job.p.b + off[1]
+        p.zb = <const int16_t*>(<const char*>job.p.zb + off[2])
+        p.c = <int32_t*>(<char*>job.p.c + off[3])
+        cb = u % per // job.row_blocks
+        rb = u % job.row_blocks
+        m0 = rb * FB_IMATMUL_ROWS
+        n0 = cb * FB_IMATMUL_COLS
+        fb_imatmul_block(&p, m0, min(m0 + FB_IMATMUL_ROWS, p.m), n0, min(n0 + FB_IMATMUL_COLS, p.n))
+
+
+def _batch_offsets(x, tuple batch):
+    """The byte offset of each matrix of ``x`` (its last two axes) in the broadcast ``batch``, in
+    C order.  (No negative index here: the module is compiled without wraparound.)"""
+    cdef int d, at, lead = x.ndim - 2
+    offsets = np.zeros(batch, np.intp)
+    for d in range(lead):
+        if x.shape[d] != 1:
+            at = len(batch) - lead + d
+            offsets = offsets + (np.arange(batch[at], dtype=np.intp) * x.strides[d]).reshape(
+                [-1 if e == at else 1 for e in range(len(batch))])
+    return np.broadcast_to(offsets, batch).reshape(-1)
+
+
+cdef object _matmul_checked(object a, object b, object za, object zb, tuple shape):
+    """The product of a checked call (spec.check_matmul_integer's results)."""
+    cdef MatmulJob job
+    cdef int r
+    a2 = a if a.ndim >= 2 else a.reshape(1, a.size)
+    b2 = b if b.ndim >= 2 else b.reshape(b.size, 1)
+    A = np.subtract(a2, 0 if za is None else za, dtype=np.int16, order="C")  # fresh, C-contiguous
+    r = b2.ndim
+    B = b2 if b2.strides[r - 1] == 1 else np.ascontiguousarray(b2)
+    r = A.ndim
+    m, k, n = A.shape[r - 2], A.shape[r - 1], B.shape[B.ndim - 1]
+    zshape = (1, n) if zb is None or zb.ndim < 2 else zb.shape
+    ZB = np.ascontiguousarray(np.broadcast_to(np.zeros((), np.int16) if zb is None else zb.astype(np.int16), zshape))
+    batch = tuple(np.broadcast_shapes(A.shape[:A.ndim - 2], B.shape[:B.ndim - 2], ZB.shape[:ZB.ndim - 2]))
+    C = np.empty(batch + (m, n), np.int32)
+    if C.size == 0:
+        return C.reshape(shape)
+    offsets = np.ascontiguousarray(np.stack(
+        [_batch_offsets(A, batch), _batch_offsets(B, batch), _batch_offsets(ZB, batch),
+         np.arange(C.size // (m * n), dtype=np.intp) * (m * n * 4)], axis=1))
+    job.p.a = <const int16_t*>cnp.PyArray_DATA(<cnp.ndarray>A)
+    job.p.b = <const char*>cnp.PyArray_DATA(<cnp.ndarray>B)
+    job.p.zb = <const int16_t*>cnp.PyArray_DATA(<cnp.ndarray>ZB)
+    job.p.c = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>C)
+    job.p.m, job.p.k, job.p.n = m, k, n
+    job.p.lda, job.p.ldb, job.p.ldc = k, B.strides[B.ndim - 2], n
+    job.p.b_signed = B.dtype == np.int8
+    job.offsets = <const Py_ssize_t*>cnp.PyArray_DATA(<cnp.ndarray>offsets)
+    job.batches = offsets.shape[0]
+    job.row_blocks = (m + FB_IMATMUL_ROWS - 1) // FB_IMATMUL_ROWS
+    job.col_blocks = (n + FB_IMATMUL_COLS - 1) // FB_IMATMUL_COLS
+    snapshot(&job.config)
+    # the work: one multiply-add a byte, for the grain rule
+    parallel(&job.config, _matmul_share, &job, FB_GRAIN_CACHED, C.size * max(k, 1),
+             job.batches * job.row_blocks * job.col_blocks, &job.nshares)
+    return C.reshape(shape)
+
+
+cdef object _matmul_slow(Entry e, PyObject** args, PyObject** options):
+    a, b, za, zb, shape = spec.check_matmul_integer(<object>args[0], <object>args[1], <object>args[2],
+                                                    <object>args[3])
+    try:
+        return _matmul_checked(a, b, za, zb, shape)
+    except MemoryError as exc:
+        if isinstance(exc, AllocationError):
+            raise
+        raise spec.out_of_memory(e.opname, "an array it works in", exc) from None
+
+
 _build_quant_tables()
 quantize_linear = entry_point("quantize_linear", spec.QUANTIZE, FB_QUANTIZE, _quant_fast, _quant_slow,
                               _quant_py.quantize_linear, __name__)
 dequantize_linear = entry_point("dequantize_linear", spec.DEQUANTIZE, FB_DEQUANTIZE, _quant_fast, _quant_slow,
                                 _quant_py.dequantize_linear, __name__)
+dynamic_quantize_linear = entry_point("dynamic_quantize_linear", spec.DYNAMIC_QUANTIZE, FB_QUANTIZE, _no_fast,
+                                      _dynamic_slow, _quant_py.dynamic_quantize_linear, __name__)
+matmul_integer = entry_point("matmul_integer", spec.MATMUL_INTEGER, FB_QUANTIZE, _no_fast, _matmul_slow,
+                             _quant_py.matmul_integer, __name__)

@@ -1,5 +1,6 @@
-"""ONNX QuantizeLinear and DequantizeLinear, the readable reference: the operators' formulas
-computed exactly and rounded once, as the texts' precision rules read (:doc:`quantize`).
+"""ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and MatMulInteger, the readable
+reference: the operators' formulas computed exactly and rounded once, as the texts' precision
+rules read (:doc:`quantize`).
 
 * DequantizeLinear, ``y = (x - x_zero_point) * x_scale``: the difference and the product are
   exact, and the product is rounded once to the result's type ("the output type determines the
@@ -13,8 +14,14 @@ computed exactly and rounded once, as the texts' precision rules read (:doc:`qua
   integer type's range, or, for a float target, added to the zero point exactly and cast by
   Cast's rules (``saturate`` for the float 8 types).
 
+* DynamicQuantizeLinear: its scale and zero point by the text's formulas in float32
+  arithmetic (:func:`fastbits.spec.dynamic_parameters`), then QuantizeLinear of x by them into uint8.
+* MatMulInteger: numpy.matmul of the operands less their zero points, in int64 (exact: each
+  product is at most 255 * 255), each sum then taken modulo 2**32 as an int32.
+
 Where the texts are silent fastbits decides once (:doc:`quantize`): a NaN quotient counts as 0
-into an integer type; a FLOAT8E8M0 scale with no ``precision`` divides in float32.
+into an integer type; a FLOAT8E8M0 scale with no ``precision`` divides in float32;
+DynamicQuantizeLinear of all zeros has the scale 1; MatMulInteger's sums wrap modulo 2**32.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import numpy as np
 from . import _cast_py, spec
 from .spec import DataType, Quantization
 
-__all__ = ["dequantize", "dequantize_linear", "quantize", "quantize_linear"]
+__all__ = ["dequantize", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "quantize",
+           "quantize_linear"]
 
 #: The integer types DequantizeLinear reads (the rest of its inputs are float types).
 INTEGER_INPUTS = frozenset(spec.INTEGER_RANGES)
@@ -270,3 +278,98 @@ def quantize_linear(x: Any, y_scale: Any, y_zero_point: Any = None, /, *, axis: 
     x, scale, zero, q = spec.check_quantize(x, y_scale, y_zero_point, axis, block_size, output_dtype, saturate,
                                             precision)
     return quantize(x, scale, zero, q)
+
+
+# --------------------------------------------------------------------------
+# DynamicQuantizeLinear
+
+#: DynamicQuantizeLinear's call of QuantizeLinear: float32 into uint8 by one scale.
+DYNAMIC = Quantization(DataType.FLOAT, DataType.FLOAT, DataType.UINT8, DataType.FLOAT, "tensor", 0, 0, True)
+
+
+@spec.public_function
+def dynamic_quantize_linear(x: Any, /) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ONNX DynamicQuantizeLinear (version 11): x's scale and zero point from its range, and x
+    quantized by them into uint8.
+
+    Parameters
+    ----------
+    x : array_like
+        float32.
+
+    Returns
+    -------
+    y : numpy.ndarray
+        uint8, a new C-contiguous array of ``x``'s shape: ``saturate(round(x / y_scale) +
+        y_zero_point)``, as :func:`quantize_linear` computes it.
+    y_scale : numpy.ndarray
+        float32, 0-d: ``(maximum(0, max(x)) - minimum(0, min(x))) / 255`` in float32; 1 where x
+        is all zeros.
+    y_zero_point : numpy.ndarray
+        uint8, 0-d: ``round(saturate(0 - min(x) / y_scale))``, half to even.
+
+    Notes
+    -----
+    A NaN in x makes the scale NaN; the zero point and every element of y are then 0 (a NaN
+    quotient counts as 0, as in :func:`quantize_linear`).  onnx's reference gives a zero point of
+    255 there, and onnxruntime's depends on where the NaN is.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> y, scale, zero = fastbits.dynamic_quantize_linear(np.array([0, 2, -3, -2.5, 1.34, 0.5], np.float32))
+    >>> y, scale, zero
+    (array([153, 255,   0,  26, 221, 179], dtype=uint8), array(0.01960784, dtype=float32), array(153, dtype=uint8))
+    """
+    x = spec.check_dynamic_quantize(x)
+    scale, zero = spec.dynamic_parameters(x)
+    return quantize(x, scale, zero, DYNAMIC), scale, zero
+
+
+# --------------------------------------------------------------------------
+# MatMulInteger
+
+
+@spec.public_function
+def matmul_integer(a: Any, b: Any, a_zero_point: Any = None, b_zero_point: Any = None, /) -> np.ndarray:
+    """ONNX MatMulInteger (version 10): ``(a - a_zero_point) @ (b - b_zero_point)`` into int32,
+    as numpy.matmul multiplies, each sum exact.
+
+    Parameters
+    ----------
+    a, b : array_like
+        int8 or uint8, each of one axis or more (numpy.matmul's shapes: a 1-D operand is a
+        vector, leading axes are a batch and broadcast).
+    a_zero_point : array_like, optional
+        ``a``'s type: one (shape ``()`` or ``(1,)``), or one per row of ``a`` (shape ``(M,)``,
+        or ``(..., M, 1)`` of ``a``'s rank).  0 when left out.
+    b_zero_point : array_like, optional
+        ``b``'s type: one, or one per column of ``b`` (shape ``(N,)``, or ``(..., 1, N)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int32, a new C-contiguous array of numpy.matmul's result shape.
+
+    Notes
+    -----
+    Each product is exact (at most 255 * 255); each sum is exact modulo 2**32, stored as a
+    two's complement int32: the sum itself wherever it fits in an int32 (always where ``a``
+    has at most 33,025 columns), a wrapped one beyond, the same on every host.
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> a = np.array([[11, 7, 3], [10, 6, 2], [9, 5, 1], [8, 4, 0]], np.uint8)
+    >>> b = np.array([[1, 4], [2, 5], [3, 6]], np.uint8)
+    >>> fastbits.matmul_integer(a, b, np.uint8(12), np.uint8(0))
+    array([[ -38,  -83],
+           [ -44,  -98],
+           [ -50, -113],
+           [ -56, -128]], dtype=int32)
+    """
+    a, b, za, zb, shape = spec.check_matmul_integer(a, b, a_zero_point, b_zero_point)
+    av = a.astype(np.int64) - (0 if za is None else za.astype(np.int64))
+    bv = b.astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
+    sums = np.asarray(np.matmul(av, bv))  # exact: |sum| <= k * 255**2 < 2**63
+    return _fresh(sums.astype(np.uint32).view(np.int32), shape)  # modulo 2**32, two's complement

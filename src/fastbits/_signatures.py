@@ -31,8 +31,8 @@ from .spec.types import DataType
 
 __all__ = [
     "BinaryOperator", "BitCastOperator", "BitShiftOperator", "CastLikeOperator", "CastOperator", "Config",
-    "ConfigUpdate", "DataTypeLike", "DequantizeOperator", "Direction", "GetNumThreads", "LazyArray", "Order",
-    "PackFunction", "PackedBytes", "QuantizeOperator", "RoundMode", "RuntimeInfo", "Saturate", "SetNumThreads",
+    "ConfigUpdate", "DataTypeLike", "DequantizeOperator", "Direction", "DynamicQuantizeOperator", "GetNumThreads",
+    "LazyArray", "MatMulIntegerOperator", "Order", "PackFunction", "PackedBytes", "QuantizeOperator", "RoundMode", "RuntimeInfo", "Saturate", "SetNumThreads",
     "Shape", "UnaryOperator", "UnpackFunction",
 ]
 
@@ -321,6 +321,29 @@ class DequantizeOperator(Protocol):
     @overload
     def __call__(self, x: ArrayLike, x_scale: ArrayLike, x_zero_point: ArrayLike | None = None, /, *,
                  axis: _Int = 1, block_size: _Int = 0, output_dtype: DataTypeLike | None = None) -> NDArray[Any]: ...
+
+
+class DynamicQuantizeOperator(Protocol):
+    """``dynamic_quantize_linear``: y (uint8), its scale (float32, 0-d) and zero point (uint8, 0-d)."""
+
+    @overload
+    def __call__(self, x: _LazyT, /) -> tuple[_LazyT, _LazyT, _LazyT]: ...
+    @overload
+    def __call__(self, x: ArrayLike, /) -> tuple[NDArray[np.uint8], NDArray[np.float32], NDArray[np.uint8]]: ...
+
+
+class MatMulIntegerOperator(Protocol):
+    """``matmul_integer``: an int32 array."""
+
+    @overload
+    def __call__(self, a: _LazyT, b: ArrayLike | LazyArray, a_zero_point: ArrayLike | LazyArray | None = None,
+                 b_zero_point: ArrayLike | LazyArray | None = None, /) -> _LazyT: ...
+    @overload
+    def __call__(self, a: ArrayLike, b: _LazyT, a_zero_point: ArrayLike | LazyArray | None = None,
+                 b_zero_point: ArrayLike | LazyArray | None = None, /) -> _LazyT: ...
+    @overload
+    def __call__(self, a: ArrayLike, b: ArrayLike, a_zero_point: ArrayLike | None = None,
+                 b_zero_point: ArrayLike | None = None, /) -> NDArray[np.int32]: ...
 
 
 class PackFunction(Protocol):

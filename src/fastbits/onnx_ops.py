@@ -5,15 +5,16 @@
 
 The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
 ``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast``, ``CastLike``,
-``QuantizeLinear`` and ``DequantizeLinear`` node of the default domain with
+``QuantizeLinear``, ``DequantizeLinear``, ``DynamicQuantizeLinear`` and
+``MatMulInteger`` node of the default domain with
 fastbits' kernels, and every other node with its own
 (a Cast from or to string goes to onnx's own Cast: fastbits leaves strings to
 onnx). It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only,
 whatever the model's opset, so the classes check the opset themselves: a node
 is refused, with an :class:`~fastbits.OpsetError` (a ``ValueError``), when the operator does not exist in the
 model's opset (BitCast before 26, the Bitwise operators before 18, BitShift
-before 11, Cast before 6, CastLike before 15, QuantizeLinear and
-DequantizeLinear before 10) or when the installed onnx knows
+before 11, Cast before 6, CastLike before 15, QuantizeLinear,
+DequantizeLinear and MatMulInteger before 10, DynamicQuantizeLinear before 11) or when the installed onnx knows
 a later version of it than the ones fastbits implements. In a model whose
 opset is 11 to 27, BitShift is BitShift-11, which refuses signed types
 (:class:`~fastbits.TypeConstraintError`); Cast and CastLike refuse a type
@@ -78,7 +79,7 @@ from . import _ops, onnx_tensors, spec  # noqa: E402
 from .errors import ArgumentValueError, FastbitsError, OpsetError  # noqa: E402
 
 __all__ = ["OPS", "ReferenceEvaluator", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
-           "CastLike", "DequantizeLinear", "QuantizeLinear"]
+           "CastLike", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QuantizeLinear"]
 
 
 def _schema(op: str, since: int | None = None) -> Any:
@@ -399,9 +400,32 @@ class DequantizeLinear(_FastbitsOp):
         return (_ops.dequantize_linear(*args, **options),)
 
 
+class DynamicQuantizeLinear(_FastbitsOp):
+    """ONNX DynamicQuantizeLinear-11 with :func:`fastbits.dynamic_quantize_linear`: y, its scale
+    and its zero point."""
+
+    op_schema = _schema(spec.DYNAMIC_QUANTIZE, 11)
+
+    def _run(self, x: Any) -> tuple[Any, Any, Any]:  # type: ignore[override]
+        return _ops.dynamic_quantize_linear(x)
+
+
+class MatMulInteger(_FastbitsOp):
+    """ONNX MatMulInteger-10 with :func:`fastbits.matmul_integer`.
+
+    A zero point of A may be one per row, as the operator's text says (onnx's reference
+    subtracts a 1-D one along A's columns instead).
+    """
+
+    op_schema = _schema(spec.MATMUL_INTEGER, 10)
+
+    def _run(self, a: Any, b: Any, a_zero_point: Any = None, b_zero_point: Any = None) -> tuple[Any]:  # type: ignore[override]
+        return (_ops.matmul_integer(a, b, a_zero_point, b_zero_point),)
+
+
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
 OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike,
-                          QuantizeLinear, DequantizeLinear]
+                          QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger]
 
 
 #: The installed onnx's evaluator's parameters: 1.21's has ``optimized`` and not

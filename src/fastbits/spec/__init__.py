@@ -12,7 +12,8 @@ so they cannot disagree on what is allowed.  One concern a module:
 * ``bitcast``: BitCast's ``to`` and the pairs of types it allows;
 * ``cast``: Cast's and CastLike's types and attributes, and the float formats Cast writes;
 * ``quantize``: QuantizeLinear's and DequantizeLinear's types by version, their attributes and
-  the granularity of a scale;
+  the granularity of a scale; DynamicQuantizeLinear's type;
+* ``matmul``: MatMulInteger's types and the shapes of its operands and zero points;
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``tensors``: how a TensorProto's fields store each type (onnx.proto);
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
@@ -78,8 +79,10 @@ from .operators import (
     SINCE_VERSION,
     TYPE_CONSTRAINT,
 )
+from .matmul import MATMUL_INTEGER, MATMUL_INTEGER_T, check_matmul_integer
 from .quantize import (
     DEQUANTIZE,
+    DYNAMIC_QUANTIZE,
     DEQUANTIZE_VERSIONS,
     PRECISIONS,
     QUANTIZE,
@@ -87,7 +90,10 @@ from .quantize import (
     QUANTIZED_RANGES,
     Quantization,
     check_dequantize,
+    check_dynamic_quantize,
     check_quantize,
+    dynamic_parameters,
+    range_parameters,
     check_quantize_version,
 )
 from .subbyte import PACK, SUBBYTE_TYPES, UNPACK, check_pack, check_unpack, packed_size, subbyte_bits, subbyte_byte_map
@@ -114,6 +120,9 @@ from .types import (
 __all__ = [
     "DEQUANTIZE",
     "DEQUANTIZE_VERSIONS",
+    "DYNAMIC_QUANTIZE",
+    "MATMUL_INTEGER",
+    "MATMUL_INTEGER_T",
     "FUNCTIONS",
     "OPTIONAL_POSITIONAL",
     "PublicFunction",
@@ -123,6 +132,10 @@ __all__ = [
     "QUANTIZED_RANGES",
     "Quantization",
     "check_dequantize",
+    "check_dynamic_quantize",
+    "check_matmul_integer",
+    "dynamic_parameters",
+    "range_parameters",
     "check_quantize",
     "check_quantize_version",
     "fits",

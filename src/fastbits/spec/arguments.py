@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
 from .cast import CAST, CAST_LIKE
-from .quantize import DEQUANTIZE, QUANTIZE
+from .matmul import MATMUL_INTEGER
+from .quantize import DEQUANTIZE, DYNAMIC_QUANTIZE, QUANTIZE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 from .subbyte import PACK, UNPACK
 
@@ -58,6 +59,9 @@ FUNCTIONS: dict[str, PublicFunction] = {
                                       operands=3, optional=1),
     "dequantize_linear": PublicFunction(("x", "x_scale", "x_zero_point"), _QUANT, DEQUANTIZE, "quant", operands=3,
                                         optional=1),
+    "dynamic_quantize_linear": PublicFunction(("x",), {}, DYNAMIC_QUANTIZE, "quant", operands=1),
+    "matmul_integer": PublicFunction(("a", "b", "a_zero_point", "b_zero_point"), {}, MATMUL_INTEGER, "quant",
+                                     operands=4, optional=2),
     "pack": PublicFunction(("x",), {}, PACK, "packing", operands=1),
     "unpack": PublicFunction(("data", "to", "shape"), {}, UNPACK, "packing", operands=1),
     "get_num_threads": PublicFunction((), {}, "get_num_threads", "runtime"),

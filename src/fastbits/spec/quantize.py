@@ -1,5 +1,6 @@
 """QuantizeLinear and DequantizeLinear: their types in each version, their attributes, and the
-granularity of a call's scale (per tensor, per axis or blocked).
+granularity of a call's scale (per tensor, per axis or blocked); DynamicQuantizeLinear's type and its
+scale and zero point, the text's formulas.
 
 The operators' texts (DequantizeLinear-28, QuantizeLinear-28) and their earlier versions'
 type constraints (onnx.defs, versions 10, 13, 19, 21, 23, 24, 25 and 28) are written here as
@@ -19,12 +20,13 @@ from .messages import _allowed, describe_dtype
 from .types import INTEGER_RANGES, DataType, datatype_of, type_string
 
 __all__ = [
-    "DEQUANTIZE", "DEQUANTIZE_VERSIONS", "PRECISIONS", "QUANTIZE", "QUANTIZE_VERSIONS", "QUANTIZED_RANGES", "Quantization",
+    "DEQUANTIZE", "DYNAMIC_QUANTIZE", "check_dynamic_quantize", "dynamic_parameters", "range_parameters", "DEQUANTIZE_VERSIONS", "PRECISIONS", "QUANTIZE", "QUANTIZE_VERSIONS", "QUANTIZED_RANGES", "Quantization",
     "check_dequantize", "check_quantize", "check_quantize_version",
 ]
 
 QUANTIZE = "QuantizeLinear"
 DEQUANTIZE = "DequantizeLinear"
+DYNAMIC_QUANTIZE = "DynamicQuantizeLinear"
 
 D = DataType
 _F8 = (D.FLOAT8E4M3FN, D.FLOAT8E4M3FNUZ, D.FLOAT8E5M2, D.FLOAT8E5M2FNUZ)
@@ -254,3 +256,43 @@ def check_quantize_version(op: str, version: int, x: DataType, scale: DataType, 
     if op == DEQUANTIZE and known < 23 and y != scale:
         raise TypeConstraintError(f"{op}: attribute 'output_dtype' is {op}-23's; {op}-{known} gives the scale's "
                                   f"type")
+
+
+def check_dynamic_quantize(x: Any) -> np.ndarray:
+    """DynamicQuantizeLinear's input (version 11: float32, T1) as an array."""
+    from .elementwise import as_array
+
+    allowed = frozenset({D.FLOAT})
+    x = as_array(DYNAMIC_QUANTIZE, x, "x", allowed)
+    _input_type(DYNAMIC_QUANTIZE, "x", x, allowed)
+    return x
+
+
+def dynamic_parameters(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """DynamicQuantizeLinear's scale and zero point (:func:`range_parameters`) of float32 ``x``:
+    of its least and greatest elements (NaN where x holds one: numpy's min and max), 0 and 0
+    for an empty x."""
+    with np.errstate(all="ignore"):
+        return range_parameters(x.min(), x.max()) if x.size else range_parameters(np.float32(0), np.float32(0))
+
+
+def range_parameters(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray]:
+    """DynamicQuantizeLinear's scale (float32) and zero point (uint8), 0-d, from x's least
+    element ``low`` and greatest ``high`` (float32):
+
+    * ``y_scale = (maximum(0, max(x)) - minimum(0, min(x))) / 255``, each operation a float32
+      one (IEEE's, correctly rounded; maximum and minimum keep a NaN); where the range is
+      empty (x all zeros) the scale is 1, as onnx's reference and
+      onnxruntime give, where the text's formula would give 0 and a zero point of 0 / 0;
+    * ``y_zero_point = round(saturate(0 - min(x) / y_scale))``, float32 too, saturated to
+      [0, 255], then rounded half to even; a NaN counts as 0, as in QuantizeLinear.
+      (The text's ``min(x)`` gives the same zero point as the scale's ``minimum(0, min(x))``:
+      where they differ, min(x) is positive and both saturate to 0.)
+    """
+    f32 = np.float32
+    with np.errstate(all="ignore"):
+        low, high = np.minimum(f32(0), f32(low)), np.maximum(f32(0), f32(high))
+        scale = f32(1) if high == low else (high - low) / f32(255)
+        zero = f32(0) - low / scale
+    zero = f32(0) if np.isnan(zero) else np.rint(np.clip(zero, f32(0), f32(255)))
+    return np.array(scale, np.float32), np.array(zero, np.uint8)

@@ -73,6 +73,12 @@ assert_type(fastbits.dequantize_linear(i8, scale), npt.NDArray[np.float32])
 assert_type(fastbits.dequantize_linear(i8, f16, i8, axis=np.int64(0)), npt.NDArray[np.float16])
 assert_type(fastbits.dequantize_linear(i8, scale, output_dtype="FLOAT16"), npt.NDArray[Any])
 
+# DynamicQuantizeLinear: y, scale, zero point; MatMulInteger: int32
+assert_type(fastbits.dynamic_quantize_linear(f32),
+            tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.uint8]])
+assert_type(fastbits.matmul_integer(i8, i8), npt.NDArray[np.int32])
+assert_type(fastbits.matmul_integer(i8, i8, zero_i8, None), npt.NDArray[np.int32])
+
 # the packed layout
 int4 = np.zeros(3, ml_dtypes.int4)
 assert_type(fastbits.pack(int4), npt.NDArray[np.uint8])
