@@ -46,7 +46,8 @@ MODULES = {
     "fastbits._common": ["src/fastbits/_common.pyx", "src/fastbits/_c/entries.c", "src/fastbits/_c/layout.c"],
     "fastbits._ops_c": ["src/fastbits/_ops_c.pyx", "src/fastbits/_c/layout.c"],
     "fastbits._cast_c": ["src/fastbits/_cast_c.pyx"],
-    "fastbits._quant_c": ["src/fastbits/_quant_c.pyx", "src/fastbits/_c/imatmul.c", "src/fastbits/_c/cpu.c"],
+    "fastbits._quant_c": ["src/fastbits/_quant_c.pyx", "src/fastbits/_c/imatmul.c", "src/fastbits/_c/reduce.c",
+                           "src/fastbits/_c/cpu.c"],
     "fastbits._packing_c": ["src/fastbits/_packing_c.pyx", "src/fastbits/_c/pack.c", "src/fastbits/_c/cpu.c"],
     "fastbits.kernels": ["src/fastbits/kernels.pyx"],
 }

@@ -16,9 +16,13 @@ from fastbits import _cpus
 
 TESTS = pathlib.Path(__file__).parent
 #: The tests of the loops against the pure path and numpy: every kernel family (bitwise and
-#: shifts, BitCast's copies, Cast's conversions and tables, Q/DQ, packing), every layout.
+#: shifts, BitCast's copies, Cast's conversions and tables, Q/DQ, packing, MatMulInteger's
+#: product and DynamicQuantizeLinear's range), every layout.
 DIFFERENTIAL = ["test_compiled.py", "test_bitshift.py", "test_bitcast.py", "test_packing.py",
-                "test_quantize.py::test_paths_agree_on_random_arrays"]
+                "test_quantize.py::test_paths_agree_on_random_arrays",
+                "test_quantized_arithmetic.py::test_matmul_types_and_zero_points",
+                "test_quantized_arithmetic.py::test_matmul_shapes",
+                "test_quantized_arithmetic.py::test_dynamic_range_anywhere"]
 
 
 def test_runtime_info_names_the_features_in_use():

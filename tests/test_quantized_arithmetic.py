@@ -86,6 +86,28 @@ def test_dynamic_random(ops, seed):
     check_dynamic(ops, x)
 
 
+@pytest.mark.parametrize("where", [0, 15, 16, 37, 998, 999])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, -7.5, 9.25])
+def test_dynamic_range_anywhere(ops, where, value):
+    """The range finds a NaN, an infinity or the extreme wherever it is: the first element, a
+    lane of the kernel's vectors, the tail past the last whole vector."""
+    x = np.random.default_rng(where).uniform(-1, 1, 1000).astype(np.float32)
+    x[where] = value
+    check_dynamic(ops, x)
+
+
+def test_dynamic_threads_agree(ops):
+    """One thread or the process's, over 4M elements (shares of the range): the same results."""
+    x = np.random.default_rng(4).standard_normal(1 << 22).astype(np.float32)
+    x[3_000_017] = 40.0
+    x[123] = -35.0
+    with fastbits.config_context(num_threads=1):
+        one = ops.dynamic_quantize_linear(x)
+    for got, want in zip(ops.dynamic_quantize_linear(x), one):
+        np.testing.assert_array_equal(got, want)
+    assert one[1] == np.float32(75.0) / np.float32(255)
+
+
 def test_dynamic_layouts(ops):
     """Any layout and byte order is read by value; the result is C-contiguous."""
     x = np.random.default_rng(1).standard_normal((6, 10)).astype(np.float32)

@@ -23,6 +23,7 @@ cdef extern from "_c/entries.h":
 
 cdef extern from "_c/config.h":
     enum:
+        FB_MAX_THREADS
         FB_GRAIN_CACHED
         FB_GRAIN_STREAMED
         FB_GRAIN_STRIDED
@@ -157,6 +158,10 @@ cdef extern from "_c/imatmul.h":
         int b_signed
     void fb_imatmul_block(const fb_imatmul* p, Py_ssize_t m0, Py_ssize_t m1, Py_ssize_t n0,
                           Py_ssize_t n1) noexcept nogil
+
+
+cdef extern from "_c/reduce.h":
+    void fb_range_f32(const float* x, Py_ssize_t n, float* low, float* high) noexcept nogil
 
 
 cdef extern from "_c/engine.h":

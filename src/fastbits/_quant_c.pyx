@@ -20,7 +20,8 @@ import numpy as np
 from . import _quant_py, _runtime, spec
 from .errors import AllocationError
 from ._clib cimport (
-    FB_GRAIN_CACHED, FB_IMATMUL_COLS, FB_IMATMUL_ROWS, fb_cpu_init, fb_imatmul, fb_imatmul_block,
+    FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_IMATMUL_COLS, FB_IMATMUL_ROWS, FB_MAX_THREADS, fb_cpu_init, fb_imatmul,
+    fb_imatmul_block, fb_range_f32,
     FB_DEQUANTIZE, FB_MAXD, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_SMALL, FB_NUM_U8, FB_OP_QUANT, FB_QUANTIZE,
     fb_claim, fb_config_t, fb_engine_broadcast, fb_kernel, fb_operand, fb_plan, fb_publish, fb_published, fb_qparam,
     fb_quant,
@@ -523,23 +524,58 @@ cdef object _quant_small(const fb_config_t* config, fb_quant* q, cnp.ndarray X, 
 
 
 # ---------------------------------------------------------------------------
-# DynamicQuantizeLinear: the spec's scale and zero point (numpy's min and max, and float32
-# arithmetic on two numbers), then QuantizeLinear's kernels.
+# DynamicQuantizeLinear: x's range (reduce.h's, on the runtime's threads, for a plain float32
+# array; numpy's min and max for any other), the spec's scale and zero point from it, then
+# QuantizeLinear's kernels.
 
 cdef object _no_fast(Entry e, PyObject** args, PyObject** options):
     return None
 
 
+cdef struct RangeJob:
+    const float* x
+    Py_ssize_t n
+    float low[FB_MAX_THREADS]     # each share's least and greatest
+    float high[FB_MAX_THREADS]
+    fb_config_t config
+    int nshares
+
+
+cdef void _range_share(void* ctx, int share, int slot) noexcept nogil:
+    cdef RangeJob* job = <RangeJob*>ctx
+    cdef Py_ssize_t i0 = share * job.n // job.nshares, i1 = (share + 1) * job.n // job.nshares
+    fb_range_f32(job.x + i0, i1 - i0, &job.low[share], &job.high[share])
+
+
+cdef tuple _range(object x):
+    """The least and greatest of the elements of float32 array ``x`` (C-contiguous, native,
+    aligned, not empty), NaN and NaN where one is NaN."""
+    cdef RangeJob job
+    cdef int s
+    job.x = <const float*>cnp.PyArray_DATA(<cnp.ndarray>x)
+    job.n = cnp.PyArray_SIZE(<cnp.ndarray>x)
+    snapshot(&job.config)
+    parallel(&job.config, _range_share, &job, FB_GRAIN_STREAMED, job.n * 4, job.n, &job.nshares)
+    low, high = job.low[0], job.high[0]
+    for s in range(1, job.nshares):  # numpy's minimum and maximum keep a NaN
+        low, high = np.minimum(low, job.low[s]), np.maximum(high, job.high[s])
+    return np.float32(low), np.float32(high)
+
+
 cdef object _dynamic_slow(Entry e, PyObject** args, PyObject** options):
     x = spec.check_dynamic_quantize(<object>args[0])
-    scale, zero = spec.dynamic_parameters(x)
+    if _plain_array(x) and cnp.PyArray_SIZE(<cnp.ndarray>x):
+        scale, zero = spec.range_parameters(*_range(x))
+    else:
+        scale, zero = spec.dynamic_parameters(x)
     return quantize_linear(x, scale, zero), scale, zero
 
 
 # ---------------------------------------------------------------------------
 # MatMulInteger: imatmul.h's blocks of C on the runtime's threads, a block a unit.  A's rows less
-# their zero points are made int16 first (A is the small side of the products models make: M
-# rows of activations); B is read as it is, its rows contiguous, a copy where they are not.
+# their zero points are made int16 first, an even number of columns (A is the small side of the
+# products models make: M rows of activations); B is read as it is, its rows contiguous, a copy
+# where they are not.
 
 cdef struct MatmulJob:
     fb_imatmul p                 # the shapes and row strides; the data of batch 0
@@ -590,10 +626,15 @@ cdef object _matmul_checked(object a, object b, object za, object zb, tuple shap
     a2 = a if a.ndim >= 2 else a.reshape(1, a.size)
     b2 = b if b.ndim >= 2 else b.reshape(b.size, 1)
     A = np.subtract(a2, 0 if za is None else za, dtype=np.int16, order="C")  # fresh, C-contiguous
+    r = A.ndim
+    if A.shape[r - 1] % 2:  # the kernel reads A's columns in pairs: an odd one pairs with a 0
+        padded = np.zeros(A.shape[:r - 1] + (A.shape[r - 1] + 1,), np.int16)
+        padded[..., :A.shape[r - 1]] = A
+        A = padded
     r = b2.ndim
     B = b2 if b2.strides[r - 1] == 1 else np.ascontiguousarray(b2)
     r = A.ndim
-    m, k, n = A.shape[r - 2], A.shape[r - 1], B.shape[B.ndim - 1]
+    m, k, n = A.shape[r - 2], b2.shape[b2.ndim - 2], B.shape[B.ndim - 1]
     zshape = (1, n) if zb is None or zb.ndim < 2 else zb.shape
     ZB = np.ascontiguousarray(np.broadcast_to(np.zeros((), np.int16) if zb is None else zb.astype(np.int16), zshape))
     batch = tuple(np.broadcast_shapes(A.shape[:A.ndim - 2], B.shape[:B.ndim - 2], ZB.shape[:ZB.ndim - 2]))
@@ -608,7 +649,7 @@ cdef object _matmul_checked(object a, object b, object za, object zb, tuple shap
     job.p.zb = <const int16_t*>cnp.PyArray_DATA(<cnp.ndarray>ZB)
     job.p.c = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>C)
     job.p.m, job.p.k, job.p.n = m, k, n
-    job.p.lda, job.p.ldb, job.p.ldc = k, B.strides[B.ndim - 2], n
+    job.p.lda, job.p.ldb, job.p.ldc = A.shape[r - 1], B.strides[B.ndim - 2], n
     job.p.b_signed = B.dtype == np.int8
     job.offsets = <const Py_ssize_t*>cnp.PyArray_DATA(<cnp.ndarray>offsets)
     job.batches = offsets.shape[0]

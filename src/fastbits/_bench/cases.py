@@ -93,7 +93,8 @@ class Case:
     group: str
     name: str
     op: str                                  # a key of ELEMENTWISE, "bitcast", "cast", "pack", "unpack",
-                                             # "quantize", "dequantize", "model-build" or "model-run"
+                                             # "quantize", "dequantize", "matmul_integer",
+                                             # "dynamic_quantize", "model-build" or "model-run"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
     out: bool = False                        # an elementwise operator into a preallocated out=
@@ -137,6 +138,11 @@ class Case:
                    else f"per-tensor scale {scale.dtype} {float(scale):g}")
             return (f"{spec_of(arrays['x'])} -> {self.to}, {how}, no zero point; onnx models: x and the scale "
                     "graph inputs")
+        if self.op == "matmul_integer":
+            return (f"{spec_of(arrays['a'])} @ {spec_of(arrays['b'])} -> int32, per-tensor zero points "
+                    f"{arrays['za']} and {arrays['zb']}; onnx models: every input a graph input")
+        if self.op == "dynamic_quantize":
+            return f"{spec_of(arrays['x'])} -> uint8 y, its float32 scale and uint8 zero point"
         if self.op in MODEL_OPS:
             w, x = arrays["w"], arrays["x"]
             return (f"y = x {spec_of(x)} @ DequantizeLinear(int4 initializer {w.shape}, float32 scales "
@@ -392,6 +398,50 @@ def _quantize_cases() -> list[Case]:
             quantize_case(16 * M, "FLOAT8E4M3FN", "f")]
 
 
+MATMUL_NOTE = ("numpy's column: numpy.matmul in float64 (BLAS) of the operands less their zero points, then "
+               "int32: exact, every sum being under 2**53; onnx's reference multiplies in int32 without BLAS. "
+               "A product, not a stream: no rate and no ceiling")
+DYNAMIC_NOTE = ("numpy's column: the text's formulas in numpy (x.min(), x.max(), the scale and zero point in "
+                "float32, then np.clip(np.rint(x / scale) + zero, 0, 255) as uint8); every column's y, "
+                "the first output, is checked")
+
+
+def _matmul_integer(a, b, za, zb):
+    return ((a.astype(np.float64) - za) @ (b.astype(np.float64) - zb)).astype(np.int32)
+
+
+def _dynamic_quantize(x):
+    f32 = np.float32
+    low, high = np.minimum(f32(0), x.min()), np.maximum(f32(0), x.max())
+    scale = (high - low) / f32(255)
+    zero = np.rint(np.clip(f32(0) - low / scale, f32(0), f32(255)))
+    return np.clip(np.rint(x / scale) + zero, 0, 255).astype(np.uint8)
+
+
+def _quantized_arithmetic_cases() -> list[Case]:
+    """MatMulInteger of uint8 activations by an int8 weight, as onnxruntime's quantize_dynamic
+    makes it (M = 16 rows), and DynamicQuantizeLinear of float32 activations."""
+
+    def matmul_case(m, k, n, tiers):
+        def build(rng):
+            return {"a": rng.integers(0, 256, (m, k), dtype=np.uint8),
+                    "b": rng.integers(-128, 128, (k, n), dtype=np.int8),
+                    "za": np.uint8(131), "zb": np.int8(0)}
+
+        return Case("quantize", f"matmul_integer uint8@int8 ({_size(m)},{_size(k)})@({_size(k)},{_size(n)})",
+                    "matmul_integer", build, tiers, to="INT32", reference=_matmul_integer, note=MATMUL_NOTE)
+
+    def dynamic_case(n, tiers):
+        def build(rng):
+            return {"x": (rng.standard_normal(n) * 3.0 + 0.5).astype(np.float32)}
+
+        return Case("quantize", f"dynamic_quantize float n={_size(n)}", "dynamic_quantize", build, tiers,
+                    to="UINT8", reference=_dynamic_quantize, note=DYNAMIC_NOTE)
+
+    return [matmul_case(4, 64, 64, "s"), matmul_case(16, K, K, "q"), matmul_case(16, 4 * K, 4 * K, "f"),
+            dynamic_case(K, "s"), dynamic_case(M, "q"), dynamic_case(16 * M, "f")]
+
+
 #: The model rows' operations, by Case.op: what the timed call does.
 MODEL_OPS = {"model-build": "the evaluator's construction, ReferenceEvaluator(model)",
              "model-run": "one run of an evaluator built before, evaluator.run(None, {'x': x})"}
@@ -525,6 +575,7 @@ def all_cases() -> list[Case]:
     ]
     # QuantizeLinear and DequantizeLinear; the int4 model, built and run in onnx's evaluators
     out += _quantize_cases()
+    out += _quantized_arithmetic_cases()
     out += _model_cases()
     return out
 
@@ -548,7 +599,11 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     if case.op in ELEMENTWISE:
         xs = operands(arrays)
         return sum(x.nbytes for x in xs) + _result_bytes(xs)
+    if case.op == "matmul_integer":  # a product, not a stream of elements: no rate, no ceiling
+        return 0
     x = arrays["x"]
+    if case.op == "dynamic_quantize":  # the input and y
+        return x.nbytes + x.size
     if case.op == "cast":  # the input and the result
         return x.nbytes + x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
     if case.op in ("pack", "unpack"):  # the unpacked elements and the packed bytes
@@ -567,8 +622,10 @@ def bytes_written(case: Case, arrays: dict[str, Any]) -> int:
     ``stream_threshold`` is compared with, so what decides whether a case is out of cache."""
     if case.op in ELEMENTWISE:
         return _result_bytes(operands(arrays))
+    if case.op == "matmul_integer":
+        return arrays["a"].shape[0] * arrays["b"].shape[1] * 4
     x = arrays["x"]
-    if case.op in ("cast", "quantize", "dequantize"):
+    if case.op in ("cast", "quantize", "dequantize", "dynamic_quantize"):
         return x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize
     if case.op == "pack":
         return spec.packed_size(spec.datatype_of(x.dtype), x.size)

@@ -6,7 +6,9 @@ its model here: an elementwise operator of :data:`.cases.ELEMENTWISE`
 ``direction``: opset 18, inputs ``a`` and ``b``; ``BitwiseNot``: input ``a``)
 or ``BitCast`` (opset 26) or ``Cast`` (opset 21), input ``x``, output ``y``; or
 ``QuantizeLinear`` / ``DequantizeLinear`` (opset 21), inputs ``x`` and ``scale`` (graph inputs,
-no zero point), output ``y``.  The suite's quantized model is :mod:`.models`'.
+no zero point), output ``y``; ``MatMulInteger`` (opset 21), inputs ``a``, ``b``, ``za`` and ``zb``;
+``DynamicQuantizeLinear`` (opset 21), input ``x``, outputs ``y``, its scale and zero point.  The
+suite's quantized model is :mod:`.models`'.
 """
 
 from __future__ import annotations
@@ -83,6 +85,29 @@ class Models:
             inputs = [h.make_tensor_value_info("x", src, None), h.make_tensor_value_info("scale", sc, None)]
             outputs = [h.make_tensor_value_info("y", dst, None)]
             self.models[key] = self._make(node, inputs, outputs, 21)
+        return self.models[key]
+
+    def matmul_integer(self, a_dtype, b_dtype):
+        """MatMulInteger of ``a`` by ``b`` less their zero points ``za`` and ``zb``, every one a
+        graph input, into int32 ``y``."""
+        h, TP = self.helper, self.onnx.TensorProto
+        ta, tb = self.tensor_type(a_dtype), self.tensor_type(b_dtype)
+        key = ("matmul_integer", ta, tb)
+        if key not in self.models:
+            node = h.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
+            inputs = [h.make_tensor_value_info(n, t, None) for n, t in (("a", ta), ("b", tb), ("za", ta), ("zb", tb))]
+            self.models[key] = self._make(node, inputs, [h.make_tensor_value_info("y", TP.INT32, None)], 21)
+        return self.models[key]
+
+    def dynamic_quantize(self):
+        """DynamicQuantizeLinear of float32 ``x``: ``y`` (the first output), its scale and zero point."""
+        h, TP = self.helper, self.onnx.TensorProto
+        key = ("dynamic_quantize",)
+        if key not in self.models:
+            node = h.make_node("DynamicQuantizeLinear", ["x"], ["y", "scale", "zero"])
+            outputs = [h.make_tensor_value_info("y", TP.UINT8, None), h.make_tensor_value_info("scale", TP.FLOAT, []),
+                       h.make_tensor_value_info("zero", TP.UINT8, [])]
+            self.models[key] = self._make(node, [h.make_tensor_value_info("x", TP.FLOAT, None)], outputs, 21)
         return self.models[key]
 
     def _make(self, node, inputs, outputs, opset):

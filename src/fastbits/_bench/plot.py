@@ -17,7 +17,8 @@ from typing import Any
 #: The groups, in order: the operator a case's ``op`` names.
 OPERATORS = {"and": "BitwiseAnd", "or": "BitwiseOr", "xor": "BitwiseXor", "not": "BitwiseNot",
              "shl": "BitShift", "shr": "BitShift", "bitcast": "BitCast",
-             "quantize": "QuantizeLinear", "dequantize": "DequantizeLinear", "pack": "pack / unpack",
+             "quantize": "QuantizeLinear", "dequantize": "DequantizeLinear", "matmul_integer": "MatMulInteger",
+             "dynamic_quantize": "DynamicQuantizeLinear", "pack": "pack / unpack",
              "unpack": "pack / unpack"}
 
 #: The left panel's axis ends here (or at the largest speed-up, when that is smaller): a bar

@@ -3,8 +3,9 @@
    it fits in an int32, as the operator's text asks; a wrapped one, the same on every host, when
    it does not).
 
-   The caller gives A with its zero points already subtracted (int16, one row of k per row of
-   C) and B as it is, int8 or uint8, with one int16 zero point per column.  Each product
+   The caller gives A with its zero points already subtracted (int16, one row per row of C, of
+   k columns rounded up to an even number with a 0) and B as it is, int8 or uint8, with one
+   int16 zero point per column.  Each product
    (a - za)(b - zb) is at most 255 * 255 in magnitude and exact in an int32; the sums are
    accumulated in uint32, whose wrap is defined, so no input reaches undefined behaviour. */
 #ifndef FASTBITS_IMATMUL_H
@@ -13,12 +14,14 @@
 #include "platform.h"
 
 /* Rows and columns of C one block computes: its sums (FB_IMATMUL_ROWS x FB_IMATMUL_COLS
-   uint32, 32 KiB) stay in the first-level cache while k runs over B's rows. */
+   uint32, 32 KiB) stay in cache while k runs over B's rows, FB_IMATMUL_DEPTH rows of B (a panel
+   of 32 KiB) at a time; both live on the stack of the thread that runs the block. */
 #define FB_IMATMUL_ROWS 32
 #define FB_IMATMUL_COLS 256
+#define FB_IMATMUL_DEPTH 64
 
 typedef struct {
-    const int16_t *a; /* m rows of k: A - a_zero_point, row i at a + i * lda */
+    const int16_t *a; /* m rows: A - a_zero_point, row i at a + i * lda (lda even, >= k, 0 past k) */
     const char *b;    /* k rows of n bytes (int8 or uint8), row r at b + r * ldb */
     const int16_t *zb; /* n zero points of B, one per column */
     int32_t *c;       /* m rows of n, row i at c + i * ldc */
