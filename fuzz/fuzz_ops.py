@@ -3,7 +3,8 @@
 and cast (arbitrary bytes hold NaNs, infinities and values out of every range), with
 arbitrary ``saturate`` and ``round_mode``; quantize_linear and dequantize_linear with scales
 and zero points of any type and shape, any ``axis``, ``block_size``, ``output_dtype`` and
-``precision``; and fastbits.onnx_tensors.to_array on TensorProtos of any type code, dims,
+``precision``; dynamic_quantize_linear of any array; matmul_integer of operands and zero points
+of any type and shape, products that fit and that do not; and fastbits.onnx_tensors.to_array on TensorProtos of any type code, dims,
 raw_data and typed entries (when onnx is installed).
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
@@ -274,11 +275,63 @@ def _check_quantization(src: "Bytes", data: bytes) -> None:
         assert value.shape == x.shape and value.flags.c_contiguous, (name, data)
 
 
+INT8S = [np.dtype("i1"), np.dtype("u1")]
+
+
+def _matmul_operands(src: "Bytes"):
+    """MatMulInteger's operands: a product that fits (batches, vectors, strided views, k of
+    any parity, zero points per tensor, row or column) or arbitrary arrays."""
+    if src.byte() % 3 == 0:
+        return [_array(src, src.pick(DTYPES)) for _ in range(2)] + [
+            None if src.byte() % 2 else _array(src, src.pick(DTYPES)) for _ in range(2)]
+    ta, tb = (src.pick(INT8S) if src.byte() % 8 else src.pick(DTYPES) for _ in range(2))
+    m, k, n = src.integer(0, 40), src.integer(0, 70), src.integer(0, 300)
+    batch = tuple(src.integer(1, 3) for _ in range(src.integer(0, 2)))
+    a = _elements(src, ta, batch + (m, k))
+    b = _elements(src, tb, (k, 2 * n))[:, ::2] if src.byte() % 2 else _elements(src, tb, (k, n))
+    if src.byte() % 4 == 0:
+        a = a.reshape(-1)[:k] if a.size >= k else a  # a vector
+    zeros = []
+    for x, per in ((a, "row"), (b, "column")):
+        form = src.byte() % 4
+        if form == 0:
+            zeros.append(None)
+        elif form == 1 or x.ndim < 2:
+            zeros.append(_elements(src, x.dtype, ()))
+        else:
+            zeros.append(_elements(src, x.dtype, (x.shape[-2],) if per == "row" else (x.shape[-1],)))
+    return [a, b, *zeros]
+
+
+def _check_quantized_arithmetic(src: "Bytes", data: bytes) -> None:
+    """DynamicQuantizeLinear or MatMulInteger: both paths give the same bits (y, the scale and
+    the zero point; the product), or the same fastbits error."""
+    name = src.pick(["dynamic_quantize_linear", "matmul_integer"])
+    if name == "dynamic_quantize_linear":
+        args = [_array(src, src.pick([np.dtype("f4")] * 4 + DTYPES))]
+    else:
+        args = _matmul_operands(src)
+    functions = [getattr(_ops.load("python"), name)] + ([getattr(_ops.load("cython"), name)] if compiled else [])
+    outcomes = [_outcome(function, *args) for function in functions]
+    for other in outcomes[1:]:
+        if outcomes[0][0] == "ok" == other[0] and isinstance(other[1], tuple):
+            for first, second in zip(outcomes[0][1], other[1], strict=True):
+                _same(("ok", first), ("ok", second), (name, data))
+        else:
+            _same(outcomes[0], other, (name, data))
+    kind, value = outcomes[0]
+    if kind == "ok" and name == "matmul_integer":
+        assert value.dtype == np.int32 and value.flags.c_contiguous, (name, data)
+
+
 def check_one(data: bytes) -> None:
     """Run one fuzz input through every available path; raise AssertionError on a finding."""
     src = Bytes(data)
     paths = [pure] + ([compiled] if compiled is not None else [])
-    branch = src.byte() % 5
+    branch = src.byte() % 6
+    if branch == 5:
+        _check_quantized_arithmetic(src, data)
+        return
     if branch == 4:
         _check_quantization(src, data)
         return
@@ -343,7 +396,7 @@ def main(argv=None) -> int:
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
     print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast, quantize_linear, "
-          f"dequantize_linear"
+          f"dequantize_linear, dynamic_quantize_linear, matmul_integer"
           f"{', to_array' if onnx_tensors is not None else ''}), paths: python"
           + (", cython" if compiled else ""))
     if args.atheris:

@@ -941,7 +941,7 @@ def dynamic_quantize_exact(values):
 
     The text's formulas, each float32 operation rounded once to nearest even (IEEE), with the
     decisions of docs/quantize.md where it is silent: a NaN in x makes max and min NaN; an empty
-    x has max = min = 0; an empty range (all zeros) has the scale 1; a NaN zero point
+    x has max = min = 0; an empty range (all zeros) has the scale 1 (onnxruntime's); a NaN zero point
     saturates to 0, as QuantizeLinear counts a NaN quotient."""
     f32 = spec.DataType.FLOAT
     if any(magnitude == NAN for _, magnitude in values):

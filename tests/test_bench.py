@@ -748,13 +748,15 @@ def test_bench_quantize_rows():
     assert set(full) >= {"dequantize int4->float (4K,4K) block 32", "quantize float->int4 n=16M",
                          "quantize float->float8e4m3fn n=16M"}
     assert set(quick) == {"dequantize int4->float (1K,1K) block 32", "quantize float->int4 n=1M",
-                          "quantize float->float8e4m3fn n=1M"}
+                          "quantize float->float8e4m3fn n=1M", "matmul_integer uint8@int8 (16,1K)@(1K,1K)",
+                          "dynamic_quantize float n=1M"}
     assert all(full[name].tiers == "f" for name in full if name not in quick)
     impls = implementations(fastbits.get_num_threads())
     available = {i.name for i in impls if i.available}
-    cases = [c for c in select("smoke") if c.group == "quantize"]
-    assert {(c.op, c.to) for c in cases} == {("dequantize", "FLOAT"), ("quantize", "INT4"),
-                                             ("quantize", "FLOAT8E4M3FN")}
+    cases = [c for c in select("smoke") if c.op in ("quantize", "dequantize")]
+    assert {(c.op, c.to) for c in select("smoke") if c.group == "quantize"} == {
+        ("dequantize", "FLOAT"), ("quantize", "INT4"), ("quantize", "FLOAT8E4M3FN"), ("matmul_integer", "INT32"),
+        ("dynamic_quantize", "UINT8")}
     for case in cases:
         arrays = case.build(np.random.default_rng(1))
         x, scale = arrays["x"], arrays["scale"]
@@ -780,6 +782,35 @@ def test_bench_quantize_rows():
             else:   # int4 in (DequantizeLinear) or out (QuantizeLinear)
                 assert results[name]["status"] == "n/a" and "int4" in results[name]["reason"], results[name]
                 assert ("input" if case.op == "dequantize" else "output") in results[name]["reason"]
+
+
+def test_bench_quantized_arithmetic_rows():
+    """MatMulInteger (uint8 @ int8, 16 rows, as quantize_dynamic's models) and
+    DynamicQuantizeLinear: each smoke row through every implementation, every result equal to
+    numpy's (MatMulInteger: float64 BLAS, exact at these sizes; DynamicQuantizeLinear: the
+    text's formulas, y)."""
+    import numpy as np
+
+    from fastbits._bench.cases import bytes_moved, select
+    from fastbits._bench.impls import implementations
+    from fastbits._bench.run import run_case
+    from fastbits._bench.timing import MODES
+
+    full = {c.name for c in select("full") if c.op in ("matmul_integer", "dynamic_quantize")}
+    assert full >= {"matmul_integer uint8@int8 (16,4K)@(4K,4K)", "dynamic_quantize float n=16M"}
+    impls = implementations(fastbits.get_num_threads())
+    available = {i.name for i in impls if i.available}
+    for case in [c for c in select("smoke") if c.op in ("matmul_integer", "dynamic_quantize")]:
+        arrays = case.build(np.random.default_rng(1))
+        if case.op == "matmul_integer":  # a product: no rate, no ceiling
+            assert bytes_moved(case, arrays) == 0 and "@" in case.describe(arrays)
+        else:
+            assert bytes_moved(case, arrays) == arrays["x"].nbytes + arrays["x"].size
+        record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
+        assert record["note"]
+        for name, result in record["results"].items():  # onnxruntime's CPU kernels take both too
+            if name in available:
+                assert result["status"] == "ok", (case.name, name, result)
 
 
 def test_bench_quantize_expected_is_the_formula():

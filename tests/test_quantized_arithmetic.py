@@ -96,6 +96,16 @@ def test_dynamic_range_anywhere(ops, where, value):
     check_dynamic(ops, x)
 
 
+@pytest.mark.parametrize("bits", [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFAAAAAA])
+def test_dynamic_nan_scale_is_one_nan(ops, bits):
+    """Whatever NaN x holds (a sign, a payload, signaling or quiet), the scale is the positive
+    quiet NaN: a result must not depend on which NaN a host's min kept."""
+    x = np.array([1.0, 0.0, -2.0, 5.0] * 10, np.float32)
+    x.view(np.uint32)[17] = bits
+    _, scale, zero = ops.dynamic_quantize_linear(x)
+    assert scale.view(np.uint32) == 0x7FC00000 and zero == 0
+
+
 def test_dynamic_threads_agree(ops):
     """One thread or the process's, over 4M elements (shares of the range): the same results."""
     x = np.random.default_rng(4).standard_normal(1 << 22).astype(np.float32)

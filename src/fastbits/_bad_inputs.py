@@ -129,6 +129,15 @@ CATALOGUE = [
         np.zeros(3, np.int8), np.float32(1), np.uint8(0)),
      TypeConstraintError, r"^DequantizeLinear: input 'x_zero_point' is tensor\(uint8\) and input 'x' tensor\(int8\); "
      r"they must be of one type \(T1\)$"),
+    ("DynamicQuantizeLinear: float64 input", lambda o: o.dynamic_quantize_linear(np.zeros(3)),
+     TypeConstraintError, r"^DynamicQuantizeLinear: input 'x' has dtype float64 \(tensor\(double\)\), which is not "
+     r"among its types; expected one of tensor\(float\)$"),
+    ("MatMulInteger: operands that do not multiply", lambda o: o.matmul_integer(U8, U8),
+     ArgumentValueError, r"^MatMulInteger: inputs 'A' of shape \(2, 3\) and 'B' of shape \(2, 3\) do not multiply: "
+     r"A's last axis has 3 elements, B's second to last axis 2$"),
+    ("MatMulInteger: a zero point of no row", lambda o: o.matmul_integer(U8, U8.T, np.zeros(3, np.uint8)),
+     ArgumentValueError, r"^MatMulInteger: input 'a_zero_point' has shape \(3,\); expected one zero point "
+     r"\(shape \(\) or \(1,\)\), or one per row of 'A' \(shape \(2,\) or \(2, 1\)\)$"),
     ("thread count past the cap", lambda o: fastbits.set_num_threads(10**6),
      ArgumentValueError, r"^set_num_threads: 'n' must be a positive int of at most 256 \(the caller and 255 helpers: "
      r"the most one call uses\), not 1000000$"),

@@ -282,8 +282,9 @@ def range_parameters(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray]:
 
     * ``y_scale = (maximum(0, max(x)) - minimum(0, min(x))) / 255``, each operation a float32
       one (IEEE's, correctly rounded; maximum and minimum keep a NaN); where the range is
-      empty (x all zeros) the scale is 1, as onnx's reference and
-      onnxruntime give, where the text's formula would give 0 and a zero point of 0 / 0;
+      empty (x all zeros) the scale is 1, as onnxruntime gives (onnx's reference gives 1 / 255),
+      where the text's formula would give 0 and a zero point of 0 / 0;
+      A NaN scale is the positive quiet NaN, whichever NaN of x the range met.
     * ``y_zero_point = round(saturate(0 - min(x) / y_scale))``, float32 too, saturated to
       [0, 255], then rounded half to even; a NaN counts as 0, as in QuantizeLinear.
       (The text's ``min(x)`` gives the same zero point as the scale's ``minimum(0, min(x))``:
@@ -295,4 +296,6 @@ def range_parameters(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray]:
         scale = f32(1) if high == low else (high - low) / f32(255)
         zero = f32(0) - low / scale
     zero = f32(0) if np.isnan(zero) else np.rint(np.clip(zero, f32(0), f32(255)))
+    if np.isnan(scale):  # one NaN, whichever of x's NaNs (and payload) the range kept
+        scale = f32(np.nan)
     return np.array(scale, np.float32), np.array(zero, np.uint8)
