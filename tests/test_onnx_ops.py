@@ -459,14 +459,46 @@ def test_error_names_the_output_or_the_attribute_at_fault():
         (_op_model("BitwiseNot", TP.INT32, 17), "BitwiseNot does not exist before opset 18"),
         (_op_model("BitShift", TP.UINT8, 10, direction="LEFT"), "BitShift does not exist before opset 11"),
         (_op_model("BitShift", TP.UINT8, 1, direction="LEFT"), "BitShift does not exist before opset 11"),
+        (_model([oh.make_node("MatMulInteger", ["a", "b"], ["c"])],
+                [oh.make_tensor_value_info(n, TP.UINT8, [2, 2]) for n in "ab"],
+                [oh.make_tensor_value_info("c", TP.INT32, [2, 2])], 9), "MatMulInteger does not exist before opset 10"),
+        (_model([oh.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])],
+                [oh.make_tensor_value_info("x", TP.FLOAT, [2])],
+                [oh.make_tensor_value_info(n, t, None) for n, t in (("y", TP.UINT8), ("s", TP.FLOAT), ("z", TP.UINT8))],
+                10), "DynamicQuantizeLinear does not exist before opset 11"),
     ],
-    ids=["BitCast-25", "BitwiseAnd-17", "BitwiseOr-17", "BitwiseXor-17", "BitwiseNot-17", "BitShift-10", "BitShift-1"],
+    ids=["BitCast-25", "BitwiseAnd-17", "BitwiseOr-17", "BitwiseXor-17", "BitwiseNot-17", "BitShift-10", "BitShift-1",
+         "MatMulInteger-9", "DynamicQuantizeLinear-10"],
 )
 def test_operator_missing_from_the_opset_is_refused(model, message):
     with pytest.raises(fastbits.OpsetError, match=message) as caught:
         _fastbits(model)
     assert isinstance(caught.value, ValueError) and isinstance(caught.value, fastbits.FastbitsError)
     assert not isinstance(caught.value, RuntimeError)
+
+
+def test_dynamically_quantized_graph_as_onnx_runs_it(kernels):
+    """The graph quantize_dynamic makes of a MatMul (DynamicQuantizeLinear, MatMulInteger by an
+    int8 weight initializer, Cast, the scales' Mul): fastbits' kernels run its two quantized
+    nodes, and every output equals onnx's own evaluator's, bit for bit."""
+    rng = np.random.default_rng(9)
+    w = rng.integers(-127, 128, (20, 7), dtype=np.int8)
+    inits = [onnx.numpy_helper.from_array(w, "w"), onnx.numpy_helper.from_array(np.float32(0.02), "w_scale"),
+             onnx.numpy_helper.from_array(np.int8(0), "w_zero")]
+    nodes = [oh.make_node("DynamicQuantizeLinear", ["x"], ["xq", "x_scale", "x_zero"]),
+             oh.make_node("MatMulInteger", ["xq", "w", "x_zero", "w_zero"], ["acc"]),
+             oh.make_node("Cast", ["acc"], ["accf"], to=TP.FLOAT),
+             oh.make_node("Mul", ["x_scale", "w_scale"], ["scale"]),
+             oh.make_node("Mul", ["accf", "scale"], ["y"])]
+    model = _model(nodes, [oh.make_tensor_value_info("x", TP.FLOAT, [None, 20])],
+                   [oh.make_tensor_value_info("y", TP.FLOAT, [None, 7]),
+                    oh.make_tensor_value_info("xq", TP.UINT8, [None, 20])], 21, inits)
+    x = rng.standard_normal((5, 20)).astype(np.float32)
+    got = _fastbits(model).run(None, {"x": x})
+    expected = ReferenceEvaluator(model).run(None, {"x": x})
+    for a, b in zip(got, expected, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert kernels["dynamic_quantize_linear"].calls == 1 and kernels["matmul_integer"].calls == 1
 
 
 def test_reference_evaluator_runs_operators_missing_from_the_opset():
