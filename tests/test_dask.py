@@ -227,6 +227,9 @@ def test_dynamic_quantize_and_matmul_integer_equal_eager(ops, compute):
     empty = ops.dynamic_quantize_linear(lazy(np.zeros((0, 3), np.float32), 2))
     for want, got in zip(ops.dynamic_quantize_linear(np.zeros((0, 3), np.float32)), compute(*empty)):
         assert_same_bits(got, want)
+    # numpy operands, a dask zero point per row of a batched A: the eager call on its values
+    (got,) = compute(da.from_array(ops.matmul_integer(a, b, lazy(za, 4), zb)))
+    assert_same_bits(got, eager[3])
     with pytest.raises(fastbits.ArgumentValueError, match="MatMulInteger: inputs 'A' of shape"):
         ops.matmul_integer(lazy(a, 5), lazy(b[:60], 5))
     with pytest.raises(fastbits.TypeConstraintError, match="DynamicQuantizeLinear: input 'x'"):

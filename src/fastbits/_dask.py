@@ -264,8 +264,7 @@ def quantization(func: Callable[..., Any], name: str, args: tuple[Any, ...], kwa
     import dask.array as da
 
     x, scale, zero = (*args, None)[:3]
-    scale = np.asarray(scale.compute() if _is_dask(scale) else scale)
-    zero = None if zero is None else np.asarray(zero.compute() if _is_dask(zero) else zero)
+    scale, zero = _small(scale), _small(zero)
     if not _is_dask(x):
         return func(x, scale, zero, **kwargs)
     if name == "quantize_linear":
@@ -295,11 +294,6 @@ def _small(value: Any) -> Any:
     return None if value is None else np.asarray(value.compute() if _is_dask(value) else value)
 
 
-def _dynamic_block(block: np.ndarray, quantize: Callable[..., Any], threads: int, scale: np.ndarray,
-                   zero: np.ndarray) -> np.ndarray:
-    return _task(quantize, threads, block, scale, zero)
-
-
 def dynamic_quantization(func: Callable[..., Any], x: Any) -> Any:
     """DynamicQuantizeLinear of dask array ``x``: lazy y, scale and zero point.  The scale and
     the zero point come from x's min and max (dask's reductions) by the text's formulas
@@ -317,7 +311,7 @@ def dynamic_quantization(func: Callable[..., Any], x: Any) -> Any:
     scale = da.from_delayed(params[0], (), np.float32)
     zero = da.from_delayed(params[1], (), np.uint8)
     index = tuple(range(x.ndim))
-    y = da.blockwise(_dynamic_block, index, x, index, quantize, None, _task_threads(), None, scale, (), zero, (),
+    y = da.blockwise(_task, index, quantize, None, _task_threads(), None, x, index, scale, (), zero, (),
                      dtype=np.uint8, meta=np.empty((0,) * x.ndim, np.uint8), token=op.lower())
     return y, scale, zero
 
@@ -337,10 +331,10 @@ def matmul_integer(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     op = spec.MATMUL_INTEGER
     a, b, za, zb = (*args, None, None)[:4]
     za, zb = _small(za), _small(zb)
-    stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in (a, b)]
-    _, _, za, zb, shape = spec.check_matmul_integer(*stand_ins, za, zb)
-    if not (_is_dask(a) or _is_dask(b)):
+    if not (_is_dask(a) or _is_dask(b)):  # a dask zero point alone: the eager call, on its values
         return func(a, b, za, zb)
+    stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in (a, b)]
+    _, _, za, zb, shape = spec.check_matmul_integer(*stand_ins, za, zb)  # the zero points spread
     av = da.asarray(a).astype(np.int64) - (0 if za is None else za.astype(np.int64))
     bv = da.asarray(b).astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
     sums = da.matmul(av, bv)

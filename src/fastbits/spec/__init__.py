@@ -82,8 +82,9 @@ from .operators import (
 from .matmul import MATMUL_INTEGER, MATMUL_INTEGER_T, check_matmul_integer
 from .quantize import (
     DEQUANTIZE,
-    DYNAMIC_QUANTIZE,
     DEQUANTIZE_VERSIONS,
+    DYNAMIC_QUANTIZE,
+    DYNAMIC_QUANTIZE_T,
     PRECISIONS,
     QUANTIZE,
     QUANTIZE_VERSIONS,
@@ -121,6 +122,7 @@ __all__ = [
     "DEQUANTIZE",
     "DEQUANTIZE_VERSIONS",
     "DYNAMIC_QUANTIZE",
+    "DYNAMIC_QUANTIZE_T",
     "MATMUL_INTEGER",
     "MATMUL_INTEGER_T",
     "FUNCTIONS",

@@ -20,8 +20,9 @@ from .messages import _allowed, describe_dtype
 from .types import INTEGER_RANGES, DataType, datatype_of, type_string
 
 __all__ = [
-    "DEQUANTIZE", "DYNAMIC_QUANTIZE", "check_dynamic_quantize", "dynamic_parameters", "range_parameters", "DEQUANTIZE_VERSIONS", "PRECISIONS", "QUANTIZE", "QUANTIZE_VERSIONS", "QUANTIZED_RANGES", "Quantization",
-    "check_dequantize", "check_quantize", "check_quantize_version",
+    "DEQUANTIZE", "DEQUANTIZE_VERSIONS", "DYNAMIC_QUANTIZE", "DYNAMIC_QUANTIZE_T", "PRECISIONS", "QUANTIZE",
+    "QUANTIZE_VERSIONS", "QUANTIZED_RANGES", "Quantization", "check_dequantize", "check_dynamic_quantize",
+    "check_quantize", "check_quantize_version", "dynamic_parameters", "range_parameters",
 ]
 
 QUANTIZE = "QuantizeLinear"
@@ -76,6 +77,9 @@ QUANTIZE_VERSIONS: dict[int, Types] = _versions([
     (25, (), (), (D.UINT2, D.INT2)),
     (28, (), (), (D.FLOAT6E2M3, D.FLOAT6E3M2)),
 ])
+
+#: DynamicQuantizeLinear's T1 (version 11, its only one): its input's type.
+DYNAMIC_QUANTIZE_T = frozenset({D.FLOAT})
 
 #: The integer results' ranges, which QuantizeLinear saturates to.
 QUANTIZED_RANGES: dict[DataType, tuple[int, int]] = {
@@ -262,9 +266,8 @@ def check_dynamic_quantize(x: Any) -> np.ndarray:
     """DynamicQuantizeLinear's input (version 11: float32, T1) as an array."""
     from .elementwise import as_array
 
-    allowed = frozenset({D.FLOAT})
-    x = as_array(DYNAMIC_QUANTIZE, x, "x", allowed)
-    _input_type(DYNAMIC_QUANTIZE, "x", x, allowed)
+    x = as_array(DYNAMIC_QUANTIZE, x, "x", DYNAMIC_QUANTIZE_T)
+    _input_type(DYNAMIC_QUANTIZE, "x", x, DYNAMIC_QUANTIZE_T)
     return x
 
 
@@ -283,8 +286,8 @@ def range_parameters(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray]:
     * ``y_scale = (maximum(0, max(x)) - minimum(0, min(x))) / 255``, each operation a float32
       one (IEEE's, correctly rounded; maximum and minimum keep a NaN); where the range is
       empty (x all zeros) the scale is 1, as onnxruntime gives (onnx's reference gives 1 / 255),
-      where the text's formula would give 0 and a zero point of 0 / 0;
-      A NaN scale is the positive quiet NaN, whichever NaN of x the range met.
+      where the text's formula would give 0 and a zero point of 0 / 0; a NaN scale is the
+      positive quiet NaN, whichever NaN of x the range met;
     * ``y_zero_point = round(saturate(0 - min(x) / y_scale))``, float32 too, saturated to
       [0, 255], then rounded half to even; a NaN counts as 0, as in QuantizeLinear.
       (The text's ``min(x)`` gives the same zero point as the scale's ``minimum(0, min(x))``:
