@@ -622,19 +622,15 @@ def _batch_offsets(x, tuple batch):
 cdef object _matmul_checked(object a, object b, object za, object zb, tuple shape):
     """The product of a checked call (spec.check_matmul_integer's results)."""
     cdef MatmulJob job
-    cdef int r
     a2 = a if a.ndim >= 2 else a.reshape(1, a.size)
     b2 = b if b.ndim >= 2 else b.reshape(b.size, 1)
+    B = b2 if b2.strides[b2.ndim - 1] == 1 else np.ascontiguousarray(b2)
     A = np.subtract(a2, 0 if za is None else za, dtype=np.int16, order="C")  # fresh, C-contiguous
-    r = A.ndim
-    if A.shape[r - 1] % 2:  # the kernel reads A's columns in pairs: an odd one pairs with a 0
-        padded = np.zeros(A.shape[:r - 1] + (A.shape[r - 1] + 1,), np.int16)
-        padded[..., :A.shape[r - 1]] = A
+    m, k, n = A.shape[A.ndim - 2], A.shape[A.ndim - 1], B.shape[B.ndim - 1]
+    if k % 2:  # the kernel reads A's columns in pairs: an odd one pairs with a 0
+        padded = np.zeros(A.shape[:A.ndim - 1] + (k + 1,), np.int16)
+        padded[..., :k] = A
         A = padded
-    r = b2.ndim
-    B = b2 if b2.strides[r - 1] == 1 else np.ascontiguousarray(b2)
-    r = A.ndim
-    m, k, n = A.shape[r - 2], b2.shape[b2.ndim - 2], B.shape[B.ndim - 1]
     zshape = (1, n) if zb is None or zb.ndim < 2 else zb.shape
     ZB = np.ascontiguousarray(np.broadcast_to(np.zeros((), np.int16) if zb is None else zb.astype(np.int16), zshape))
     batch = tuple(np.broadcast_shapes(A.shape[:A.ndim - 2], B.shape[:B.ndim - 2], ZB.shape[:ZB.ndim - 2]))
@@ -649,7 +645,7 @@ cdef object _matmul_checked(object a, object b, object za, object zb, tuple shap
     job.p.zb = <const int16_t*>cnp.PyArray_DATA(<cnp.ndarray>ZB)
     job.p.c = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>C)
     job.p.m, job.p.k, job.p.n = m, k, n
-    job.p.lda, job.p.ldb, job.p.ldc = A.shape[r - 1], B.strides[B.ndim - 2], n
+    job.p.lda, job.p.ldb, job.p.ldc = A.shape[A.ndim - 1], B.strides[B.ndim - 2], n
     job.p.b_signed = B.dtype == np.int8
     job.offsets = <const Py_ssize_t*>cnp.PyArray_DATA(<cnp.ndarray>offsets)
     job.batches = offsets.shape[0]

@@ -21,11 +21,6 @@
 
 enum { TILE_ROWS = 4, TILE_COLS = 16 };
 
-/* The int32 whose two's complement bits are v's (a conversion C defines for every v). */
-static inline int32_t two_complement(uint32_t v) {
-    return v <= INT32_MAX ? (int32_t)v : (int32_t)(v - (uint32_t)INT32_MAX - 1u) + INT32_MIN;
-}
-
 /* The pair A[i][2q], A[i][2q + 1] as one 32-bit word, as it lies in memory. */
 static inline int32_t a_pair(const int16_t *row, fb_ssize q) {
     int32_t v;
@@ -141,15 +136,13 @@ void fb_imatmul_block(const fb_imatmul *p, fb_ssize m0, fb_ssize m1, fb_ssize n0
     FB_ALIGNED(64) int16_t panel[FB_IMATMUL_DEPTH * FB_IMATMUL_COLS];
     const fb_ssize rows = m1 - m0, cols = n1 - n0;
     const fb_ssize width = (cols + TILE_COLS - 1) / TILE_COLS * TILE_COLS;
-    fb_ssize i, j, r0;
+    fb_ssize i, r0;
     memset(sums, 0, sizeof sums);
     for (r0 = 0; r0 < p->k; r0 += FB_IMATMUL_DEPTH) {
         const fb_ssize r1 = p->k - r0 < FB_IMATMUL_DEPTH ? p->k : r0 + FB_IMATMUL_DEPTH;
         pack_panel(p, panel, r0, r1, n0, cols, width);
         tiles(sums, p->a + m0 * p->lda + r0, p->lda, rows, panel, width, (r1 - r0 + 1) / 2);
     }
-    for (i = 0; i < rows; i++) {
-        int32_t *c = p->c + (m0 + i) * p->ldc + n0;
-        for (j = 0; j < cols; j++) c[j] = two_complement(sums[i * FB_IMATMUL_COLS + j]);
-    }
+    for (i = 0; i < rows; i++)  /* the sums' bits are their int32s' (two's complement), as Cast writes */
+        memcpy(p->c + (m0 + i) * p->ldc + n0, sums + i * FB_IMATMUL_COLS, (size_t)cols * sizeof *sums);
 }
