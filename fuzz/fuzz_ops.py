@@ -3,8 +3,9 @@
 and cast (arbitrary bytes hold NaNs, infinities and values out of every range), with
 arbitrary ``saturate`` and ``round_mode``; quantize_linear and dequantize_linear with scales
 and zero points of any type and shape, any ``axis``, ``block_size``, ``output_dtype`` and
-``precision``; dynamic_quantize_linear of any array; matmul_integer of operands and zero points
-of any type and shape, products that fit and that do not; and fastbits.onnx_tensors.to_array on TensorProtos of any type code, dims,
+``precision``; dynamic_quantize_linear of any array; matmul_integer and qlinear_matmul of
+operands, scales and zero points of any type and shape, products that fit and that do not; and
+fastbits.onnx_tensors.to_array on TensorProtos of any type code, dims,
 raw_data and typed entries (when onnx is installed).
 
 Every outcome must be a correct result (the compiled path equal to the pure path,
@@ -303,14 +304,38 @@ def _matmul_operands(src: "Bytes"):
     return [a, b, *zeros]
 
 
+SCALE_TYPES = [np.dtype("f4"), np.dtype("f2")]
+
+
+def _qlinear_arguments(src: "Bytes"):
+    """QLinearMatMul's inputs: MatMulInteger's operands and zero points (a float 8 type now and
+    then), each zero point with a scale of its shape, and one result scale and zero point; any
+    scale value, NaN, the infinities and 0 among them."""
+    import ml_dtypes
+
+    a, b, za, zb = _matmul_operands(src)
+    if src.byte() % 5 == 0:  # a float 8 operand
+        f8 = src.pick([np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)])
+        b = b.view(f8) if isinstance(b, np.ndarray) and b.dtype in INT8S else b  # the same bytes
+        zb = zb.view(f8) if isinstance(zb, np.ndarray) and zb.dtype in INT8S else zb
+    st = src.pick(SCALE_TYPES)
+    za = _elements(src, np.asarray(a).dtype, ()) if za is None else za
+    zb = _elements(src, np.asarray(b).dtype, ()) if zb is None else zb
+    y_type = src.pick(INT8S + [np.dtype(ml_dtypes.float8_e4m3fn)])
+    return [a, _elements(src, st, np.shape(za)), za, b, _elements(src, st, np.shape(zb)), zb, _elements(src, st, ()),
+            _elements(src, y_type, ())]
+
+
 def _check_quantized_arithmetic(src: "Bytes", data: bytes) -> None:
-    """DynamicQuantizeLinear or MatMulInteger: both paths give the same bits (y, the scale and
-    the zero point; the product), or the same fastbits error."""
-    name = src.pick(["dynamic_quantize_linear", "matmul_integer"])
+    """DynamicQuantizeLinear, MatMulInteger or QLinearMatMul: both paths give the same bits (y,
+    the scale and the zero point; the product), or the same fastbits error."""
+    name = src.pick(["dynamic_quantize_linear", "matmul_integer", "qlinear_matmul"])
     if name == "dynamic_quantize_linear":
         args = [_array(src, src.pick([np.dtype("f4")] * 4 + DTYPES))]
-    else:
+    elif name == "matmul_integer":
         args = _matmul_operands(src)
+    else:
+        args = _qlinear_arguments(src)
     functions = [getattr(_ops.load("python"), name)] + ([getattr(_ops.load("cython"), name)] if compiled else [])
     outcomes = [_outcome(function, *args) for function in functions]
     for other in outcomes[1:]:
@@ -322,6 +347,8 @@ def _check_quantized_arithmetic(src: "Bytes", data: bytes) -> None:
     kind, value = outcomes[0]
     if kind == "ok" and name == "matmul_integer":
         assert value.dtype == np.int32 and value.flags.c_contiguous, (name, data)
+    if kind == "ok" and name == "qlinear_matmul":  # the result's type is its zero point's
+        assert value.dtype == np.asarray(args[-1]).dtype and value.flags.c_contiguous, (name, data)
 
 
 def check_one(data: bytes) -> None:
@@ -396,7 +423,7 @@ def main(argv=None) -> int:
     parser.add_argument("--atheris", action="store_true", help="coverage-guided, with atheris")
     args, rest = parser.parse_known_args(argv)
     print(f"fuzzing fastbits {fastbits.__version__} ({', '.join(INTEGER_OPS)}, bitcast, cast, quantize_linear, "
-          f"dequantize_linear, dynamic_quantize_linear, matmul_integer"
+          f"dequantize_linear, dynamic_quantize_linear, matmul_integer, qlinear_matmul"
           f"{', to_array' if onnx_tensors is not None else ''}), paths: python"
           + (", cython" if compiled else ""))
     if args.atheris:

@@ -971,3 +971,71 @@ def matmul_integer_exact(a, b, a_zero=0, b_zero=0):
     bv = np.asarray(b).astype(object) - np.asarray(b_zero).astype(object)
     sums = np.asarray(np.matmul(av, bv), dtype=object)
     return np.vectorize(lambda s: (s + 2**31) % 2**32 - 2**31, otypes=[object])(sums)
+
+
+def _exact_array(array) -> np.ndarray:
+    """:func:`exact_values` of ``array``, as an object array of its shape."""
+    array = np.asarray(array)
+    out = np.empty(array.size, object)
+    out[:] = exact_values(array)
+    return out.reshape(array.shape)
+
+
+def requantize_exact(x, a_scale, b_scale, y_scale, y_zero, dst):
+    """QLinearMatMul-21's ``saturate(x / y_scale + y_zero_point)`` for one exact sum ``x`` of the
+    operands' products (an int, or (sign, Fraction | NAN | "inf")) and its scales: ``x *
+    a_scale * b_scale / y_scale`` without rounding (IEEE's specials where a value is not finite
+    or y_scale is 0), then an integer type's ``clamp(round_half_even(q) + y_zero)`` (NaN as 0),
+    or Cast of ``q + y_zero``, saturating, with the decision of docs/quantize.md: where every
+    value is finite and y_scale is not 0, a result of zero is +0."""
+    finite = all(isinstance(v, int) or v[1] not in (NAN, "inf") for v in (a_scale, b_scale, y_scale, y_zero))
+    x = signed_exact(x)
+    if finite and x[1] not in (NAN, "inf") and y_scale[1] != 0:
+        number = lambda v: -v[1] if v[0] else v[1]  # noqa: E731
+        q = number(x) * number(a_scale) * number(b_scale) / number(y_scale)
+        if dst in INT_RANGES:
+            low, high = INT_RANGES[dst]
+            return min(max(round_half_even(q) + y_zero, low), high)
+        total = q + number(signed_exact(y_zero))
+        return cast_exact((int(total < 0), abs(total)), dst)
+    q = ieee_quotient(ieee_product(ieee_product(x, a_scale), b_scale), y_scale)
+    if dst in INT_RANGES:
+        low, high = INT_RANGES[dst]
+        sign, magnitude = q
+        if magnitude == NAN:
+            return min(max(y_zero, low), high)
+        if magnitude == "inf":
+            return low if sign else high
+        return min(max(round_half_even(-magnitude if sign else magnitude) + y_zero, low), high)
+    return cast_exact(ieee_sum(q, y_zero), dst)
+
+
+def qlinear_matmul_exact(a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero):
+    """QLinearMatMul-21 of 2-D ``a`` and ``b``, their scales and zero points spread by the caller
+    (0-d, (M, 1) for ``a``, (1, N) for ``b``): a list of rows of the result's exact values
+    (:func:`exact_values`' form).  The sums of two integer operands are MatMulInteger's (modulo
+    2**32); a float 8 operand's are exact, IEEE's specials kept (:func:`ieee_sum`)."""
+    dst = spec.datatype_of(np.asarray(y_zero).dtype)
+    (y_scale_value,), (y_zero_value,) = exact_values(np.asarray(y_scale)), exact_values(np.asarray(y_zero))
+    m, n = np.shape(a)[0], np.shape(b)[1]
+    av, bv = _exact_array(a), _exact_array(b)
+    za, zb = np.broadcast_to(_exact_array(a_zero), (m, 1)), np.broadcast_to(_exact_array(b_zero), (1, n))
+    sa, sb = np.broadcast_to(_exact_array(a_scale), (m, 1)), np.broadcast_to(_exact_array(b_scale), (1, n))
+    integers = np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu"
+    if integers:
+        sums = matmul_integer_exact(a, b, za, zb)
+    rows = []
+    for i in range(m):
+        row = []
+        for j in range(n):
+            if integers:
+                x = int(sums[i, j])
+            else:
+                x = (0, Fraction(0))
+                for k in range(np.shape(a)[1]):
+                    da = ieee_sum(av[i, k], _negated(signed_exact(za[i, 0])))
+                    db = ieee_sum(bv[k, j], _negated(signed_exact(zb[0, j])))
+                    x = ieee_sum(x, ieee_product(da, db))
+            row.append(requantize_exact(x, sa[i, 0], sb[0, j], y_scale_value, y_zero_value, dst))
+        rows.append(row)
+    return rows

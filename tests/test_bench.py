@@ -749,14 +749,14 @@ def test_bench_quantize_rows():
                          "quantize float->float8e4m3fn n=16M"}
     assert set(quick) == {"dequantize int4->float (1K,1K) block 32", "quantize float->int4 n=1M",
                           "quantize float->float8e4m3fn n=1M", "matmul_integer uint8@int8 (16,1K)@(1K,1K)",
-                          "dynamic_quantize float n=1M"}
+                          "qlinear_matmul uint8@int8 (16,1K)@(1K,1K)", "dynamic_quantize float n=1M"}
     assert all(full[name].tiers == "f" for name in full if name not in quick)
     impls = implementations(fastbits.get_num_threads())
     available = {i.name for i in impls if i.available}
     cases = [c for c in select("smoke") if c.op in ("quantize", "dequantize")]
     assert {(c.op, c.to) for c in select("smoke") if c.group == "quantize"} == {
         ("dequantize", "FLOAT"), ("quantize", "INT4"), ("quantize", "FLOAT8E4M3FN"), ("matmul_integer", "INT32"),
-        ("dynamic_quantize", "UINT8")}
+        ("qlinear_matmul", "UINT8"), ("dynamic_quantize", "UINT8")}
     for case in cases:
         arrays = case.build(np.random.default_rng(1))
         x, scale = arrays["x"], arrays["scale"]
@@ -796,13 +796,15 @@ def test_bench_quantized_arithmetic_rows():
     from fastbits._bench.run import run_case
     from fastbits._bench.timing import MODES
 
-    full = {c.name for c in select("full") if c.op in ("matmul_integer", "dynamic_quantize")}
-    assert full >= {"matmul_integer uint8@int8 (16,4K)@(4K,4K)", "dynamic_quantize float n=16M"}
+    products = ("matmul_integer", "qlinear_matmul")
+    full = {c.name for c in select("full") if c.op in (*products, "dynamic_quantize")}
+    assert full >= {"matmul_integer uint8@int8 (16,4K)@(4K,4K)", "qlinear_matmul uint8@int8 (16,4K)@(4K,4K)",
+                    "dynamic_quantize float n=16M"}
     impls = implementations(fastbits.get_num_threads())
     available = {i.name for i in impls if i.available}
-    for case in [c for c in select("smoke") if c.op in ("matmul_integer", "dynamic_quantize")]:
+    for case in [c for c in select("smoke") if c.op in (*products, "dynamic_quantize")]:
         arrays = case.build(np.random.default_rng(1))
-        if case.op == "matmul_integer":  # a product: no rate, no ceiling
+        if case.op in products:  # a product: no rate, no ceiling
             assert bytes_moved(case, arrays) == 0 and "@" in case.describe(arrays)
         else:
             assert bytes_moved(case, arrays) == arrays["x"].nbytes + arrays["x"].size

@@ -236,6 +236,35 @@ def test_dynamic_quantize_and_matmul_integer_equal_eager(ops, compute):
         ops.dynamic_quantize_linear(lazy(a, 5))
 
 
+def test_qlinear_matmul_equals_eager(ops, compute):
+    """Blocks of rows and columns, a contracted axis in several chunks, batches that broadcast,
+    1-D operands, per-row and per-column scales (numpy or dask), a float 8 operand."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(10)
+    a = rng.integers(0, 256, (3, 9, 70), dtype=np.uint8)
+    b = rng.integers(-128, 128, (70, 40), dtype=np.int8)
+    sa, za = rng.uniform(0.01, 0.1, (9,)).astype(np.float32), rng.integers(0, 256, (9,), dtype=np.uint8)
+    sb, zb = rng.uniform(0.01, 0.1, (40,)).astype(np.float32), rng.integers(-128, 128, (40,), dtype=np.int8)
+    ys, yz = np.float32(0.3), np.int8(-2)
+    f8 = rng.integers(0, 0x7F, (70, 6), dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)
+    zf = np.zeros((), f8.dtype)
+    cases = [
+        ((a, sa, za, b, sb, zb, ys, yz), (lazy(a, (2, 4, 32)), sa, za, lazy(b, (32, 16)), lazy(sb, 10), zb, ys, yz)),
+        ((a[0, 0], sa[0], za[0], b, sb, zb, ys, yz), (lazy(a[0, 0], 32), sa[0], za[0], lazy(b, (32, 16)), sb, zb, ys,
+                                                      yz)),
+        ((a, sa, za, b[:, 0], sb[0], zb[0], ys, yz), (lazy(a, (2, 4, 32)), sa, za, b[:, 0], sb[0], zb[0], ys, yz)),
+        ((a[:1], sa, za, f8, np.float32(0.5), zf, ys, np.uint8(3)),
+         (a[:1], sa, za, lazy(f8, (32, 4)), np.float32(0.5), zf, ys, np.uint8(3))),
+    ]
+    results = [ops.qlinear_matmul(*lazy_args) for _, lazy_args in cases]
+    assert all(isinstance(result, da.Array) for result in results)
+    for (eager_args, _), got in zip(cases, compute(*results)):
+        assert_same_bits(got, ops.qlinear_matmul(*eager_args))
+    with pytest.raises(fastbits.ArgumentValueError, match="QLinearMatMul: input 'a_scale' has shape"):
+        ops.qlinear_matmul(lazy(a, 5), sa[:4], za[:4], b, sb, zb, ys, yz)
+
+
 def test_blocks_must_not_straddle_chunks(ops):
     w = lazy(np.zeros((4, 64), np.int8), (4, 40))
     with pytest.raises(fastbits.ArgumentValueError, match=r"rechunk first, for example x.rechunk\(\{1: 32\}\)"):

@@ -55,7 +55,7 @@ class _Counting:
 
 
 KERNELS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitshift", "bitcast", "cast", "cast_like",
-           "quantize_linear", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer")
+           "quantize_linear", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "qlinear_matmul")
 
 #: The installed onnx has BitShift-28 (onnx 1.23, opset 28): signed BitShift node tests.
 HAS_BITSHIFT_28 = onnx.defs.onnx_opset_version() >= 28
@@ -149,6 +149,8 @@ OFFICIAL = {
     *(f"test_dynamicquantizelinear{case}{expanded}" for case in ("", "_max_adjusted", "_min_adjusted")
       for expanded in ("", "_expanded")),
     "test_matmulinteger",
+    *(f"test_qlinearmatmul_{rank}_{t}_{scale}" for rank in ("2D", "3D") for t in ("uint8", "int8")
+      for scale in ("float32", "float16")),
 }
 #: onnx 1.23's node tests of BitShift-28: the signed types and the amounts out of range.
 OFFICIAL_BITSHIFT_28 = {
@@ -174,6 +176,7 @@ OFFICIAL_KERNEL = {
     "test_dequantizelinear": "dequantize_linear",
     "test_dynamicquantizelinear": "dynamic_quantize_linear",
     "test_matmulinteger": "matmul_integer",
+    "test_qlinearmatmul": "qlinear_matmul",
 }
 def _generated_data_zeroes_small_ints() -> bool:
     """Whether this onnx's node-test data gives 0 for floats out of range into int4 (and the
@@ -302,11 +305,13 @@ def test_ops_list_and_versions():
     # has, and every earlier one
     assert onnx_ops.OPS[len(expected):] == [onnx_ops.Cast, onnx_ops.CastLike, onnx_ops.QuantizeLinear,
                                             onnx_ops.DequantizeLinear, onnx_ops.DynamicQuantizeLinear,
-                                            onnx_ops.MatMulInteger]
+                                            onnx_ops.MatMulInteger, onnx_ops.QLinearMatMul]
     for cls, op, since in ((onnx_ops.DynamicQuantizeLinear, spec.DYNAMIC_QUANTIZE, 11),
                            (onnx_ops.MatMulInteger, spec.MATMUL_INTEGER, 10)):
         assert cls.__name__ == cls.op_schema.name == op and cls.op_domain == ""
         assert cls.op_schema.since_version == since == onnx.defs.get_schema(op, 28).since_version
+    assert onnx_ops.QLinearMatMul.versions == (10, 21) == tuple(spec.QLINEAR_MATMUL_VERSIONS)
+    assert onnx_ops.QLinearMatMul.op_schema.since_version == onnx.defs.get_schema(spec.QLINEAR_MATMUL, 28).since_version
     quant_versions = (10, 13, 19, 21, 23, 24, 25, 28)
     for cls, op, versions in ((onnx_ops.Cast, spec.CAST, (6, 9, 13, 19, 21, 23, 24, 25, 28)),
                               (onnx_ops.CastLike, spec.CAST_LIKE, (15, 19, 21, 23, 24, 25)),
@@ -499,6 +504,36 @@ def test_dynamically_quantized_graph_as_onnx_runs_it(kernels):
     for a, b in zip(got, expected, strict=True):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     assert kernels["dynamic_quantize_linear"].calls == 1 and kernels["matmul_integer"].calls == 1
+
+
+def _qlinear_model(opset, a_type, scale_type):
+    """One QLinearMatMul node: a (2 x 3) of ``a_type`` by an initializer b (3 x 2) of int8."""
+    inputs = [oh.make_tensor_value_info("a", a_type, [2, 3])]
+    scale = onnx.numpy_helper.from_array(np.array(0.5, onnx.helper.tensor_dtype_to_np_dtype(scale_type)), "s")
+    zero = onnx.numpy_helper.from_array(np.zeros((), onnx.helper.tensor_dtype_to_np_dtype(a_type)), "za")
+    inits = [scale, zero, onnx.numpy_helper.from_array(np.arange(6, dtype=np.int8).reshape(3, 2), "b"),
+             onnx.numpy_helper.from_array(np.int8(0), "z8")]
+    node = oh.make_node("QLinearMatMul", ["a", "s", "za", "b", "s", "z8", "s", "z8"], ["y"])
+    return _model([node], inputs, [oh.make_tensor_value_info("y", TP.INT8, [2, 2])], opset, inits)
+
+
+def test_qlinear_matmul_versions(kernels):
+    """QLinearMatMul-10 takes int8 and uint8 with float32 scales; a float 8 operand or a float16
+    scale needs QLinearMatMul-21 (opset 21)."""
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int8)
+    got = _fastbits(_qlinear_model(13, TP.INT8, TP.FLOAT)).run(None, {"a": a})[0]
+    np.testing.assert_array_equal(got, fastbits.qlinear_matmul(a, np.float32(0.5), np.int8(0),
+                                                                np.arange(6, dtype=np.int8).reshape(3, 2),
+                                                                np.float32(0.5), np.int8(0), np.float32(0.5),
+                                                                np.int8(0)))
+    assert kernels["qlinear_matmul"].calls == 1
+    with pytest.raises(fastbits.TypeConstraintError, match="the scales is tensor.float16., which QLinearMatMul-10"):
+        _fastbits(_qlinear_model(20, TP.INT8, TP.FLOAT16)).run(None, {"a": a})
+    a8 = np.array([[1, 2, 3], [4, 5, 6]], ml_dtypes.float8_e4m3fn)
+    with pytest.raises(fastbits.TypeConstraintError, match="input 'a' is tensor.float8e4m3fn., which QLinearMatMul-10"):
+        _fastbits(_qlinear_model(20, TP.FLOAT8E4M3FN, TP.FLOAT)).run(None, {"a": a8})
+    got = _fastbits(_qlinear_model(21, TP.FLOAT8E4M3FN, TP.FLOAT16)).run(None, {"a": a8})[0]
+    assert got.dtype == np.int8 and got.shape == (2, 2)
 
 
 def test_reference_evaluator_runs_operators_missing_from_the_opset():

@@ -157,18 +157,18 @@ def test_main_job_passes():
     # the same environment, so the same outcome: a warning only for a fallback nobody asked for
     assert ("WARNING" in result.stderr) == (fastbits._ops.FALLBACK_REASON is not None)
     assert "threads: " in out and "numpy: " in out and "ml_dtypes: " in out
-    assert out.count("PASS") == len(EXAMPLES) == 93 and "FAIL" not in out
+    assert out.count("PASS") == len(EXAMPLES) == 95 and "FAIL" not in out
     assert f"{len(EXAMPLES)} passed, 0 failed" in out
     # one table, grouped by operator: each operator's rows together, in this order
     table = [line.split()[0] for line in out.splitlines() if line.endswith("PASS")]
     groups = [op for i, op in enumerate(table) if i == 0 or table[i - 1] != op]
     assert groups == ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift-11", "BitShift-28",
                       "BitCast", "pack/unpack", "Cast", "DequantizeLinear", "QuantizeLinear", "DynamicQuantizeLinear",
-                      "MatMulInteger"]
+                      "MatMulInteger", "QLinearMatMul"]
     assert {op: table.count(op) for op in groups} == {
         "BitwiseAnd": 4, "BitwiseOr": 4, "BitwiseXor": 4, "BitwiseNot": 3, "BitShift-11": 8, "BitShift-28": 28,
         "BitCast": 14, "pack/unpack": 7, "Cast": 8, "DequantizeLinear": 3, "QuantizeLinear": 5,
-        "DynamicQuantizeLinear": 3, "MatMulInteger": 2}
+        "DynamicQuantizeLinear": 3, "MatMulInteger": 2, "QLinearMatMul": 2}
 
 
 def test_main_job_reports_failures(monkeypatch, capsys):
@@ -177,7 +177,7 @@ def test_main_job_reports_failures(monkeypatch, capsys):
     monkeypatch.setattr(main.fastbits, "bitcast", lambda x, to: x)  # wrong: no reinterpretation
     assert main.main([]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "79 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
+    assert "FAIL" in out and "81 passed, 14 failed" in out and "test_bitwise_and_i32_2d  " in out
 
 
 @pytest.mark.parametrize("name, wrong, failed", [

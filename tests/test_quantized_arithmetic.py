@@ -1,9 +1,11 @@
-"""DynamicQuantizeLinear-11 and MatMulInteger-10 against an exact statement of their texts
-(tests/support.py: dynamic_quantize_exact in Fractions, matmul_integer_exact in Python ints), on
-both paths: the texts' examples, ranges that include or exclude 0, NaN, the infinities, empty
+"""DynamicQuantizeLinear-11, MatMulInteger-10 and QLinearMatMul-21 against an exact statement of
+their texts (tests/support.py: dynamic_quantize_exact in Fractions, matmul_integer_exact in Python
+ints, qlinear_matmul_exact in both), on both paths: the texts' examples, ranges that include or exclude 0, NaN, the infinities, empty
 and all-zero inputs; products of every shape numpy.matmul takes, per-tensor, per-row and
 per-column zero points, every pair of types, layouts the kernels copy, blocks of the kernels'
-size and sums past int32; and the errors."""
+size and sums past int32; QLinearMatMul's scales per tensor, row and column, ties and near ties,
+scales that are not finite or 0, every float 8 type in and out, NaN and infinite operands; and
+the errors."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 import fastbits
 from fastbits import spec
-from support import NAN, dynamic_quantize_exact, exact_values, matmul_integer_exact
+from support import NAN, dynamic_quantize_exact, exact_values, matmul_integer_exact, qlinear_matmul_exact, requantize_exact, same_cast_result
 
 # --------------------------------------------------------------------------
 # DynamicQuantizeLinear
@@ -285,3 +287,292 @@ def test_matmul_threads_agree(ops):
 def test_names_in_spec():
     assert spec.FUNCTIONS["matmul_integer"].operator == spec.MATMUL_INTEGER == "MatMulInteger"
     assert spec.FUNCTIONS["dynamic_quantize_linear"].operator == spec.DYNAMIC_QUANTIZE == "DynamicQuantizeLinear"
+
+
+
+# --------------------------------------------------------------------------
+# QLinearMatMul
+
+F8_TYPES = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"]
+
+
+def check_qlinear(ops, a, sa, za, b, sb, zb, ys, yz, spread=None):
+    """The path's result equals the exact statement's (2-D operands; ``spread`` the scales and
+    zero points of a and b as (M, 1) and (1, N), when the call gives them 1-D)."""
+    got = ops.qlinear_matmul(a, sa, za, b, sb, zb, ys, yz)
+    if spread:
+        sa, za, sb, zb = spread
+    expected = qlinear_matmul_exact(a, sa, za, b, sb, zb, ys, yz)
+    assert got.dtype == np.asarray(yz).dtype and got.flags.c_contiguous
+    assert got.shape == (a.shape[0], b.shape[1])
+    values = exact_values(got)
+    flat = [v for row in expected for v in row]
+    assert all(same_cast_result(g, e) for g, e in zip(values, flat)), [
+        (i, g, e) for i, (g, e) in enumerate(zip(values, flat)) if not same_cast_result(g, e)][:5]
+    return got
+
+
+QLINEAR_TEXT_A = np.array([[208, 236, 0, 238], [3, 214, 255, 29]])
+QLINEAR_TEXT_B = np.array([[152, 51, 244], [60, 26, 255], [0, 127, 246], [127, 254, 247]])
+
+
+@pytest.mark.parametrize("quant", [U8, I8])
+@pytest.mark.parametrize("scale_type", [np.float32, np.float16])
+@pytest.mark.parametrize("batched", [False, True])
+def test_qlinear_text_examples(ops, quant, scale_type, batched):
+    """onnx's node tests of QLinearMatMul (2-D and 3-D, uint8 and int8, float32 and float16 scales)."""
+    shift = 127 if quant == I8 else 0
+    a, b = (QLINEAR_TEXT_A - shift).astype(quant), (QLINEAR_TEXT_B - shift).astype(quant)
+    if batched:
+        a, b = np.stack([a, a]), np.stack([b, b])
+    args = (a, np.array([0.0066], scale_type), np.array([113 - shift], quant), b, np.array([0.00705], scale_type),
+            np.array([114 - shift], quant), np.array([0.0107], scale_type), np.array([118 - shift], quant))
+    expected = [[41, -12, -9], [1, -75, -128]] if quant == I8 else [[168, 115, 255], [1, 66, 151]]
+    got = ops.qlinear_matmul(*args)
+    assert got.dtype == quant
+    assert got.tolist() == ([expected, expected] if batched else expected)
+
+
+@pytest.mark.parametrize("ta, tb, ty", [(U8, I8, U8), (I8, I8, I8), (U8, U8, I8), (I8, U8, U8)])
+@pytest.mark.parametrize("scales", ["tensor", "rows and columns"])
+def test_qlinear_integers(ops, ta, tb, ty, scales):
+    rng = np.random.default_rng(17)
+    m, k, n = 9, 70, 11
+    a, b = random_of(rng, ta, (m, k)), random_of(rng, tb, (k, n))
+    ys, yz = np.float32(rng.uniform(0.5, 2)), random_of(rng, ty, ())
+    if scales == "tensor":
+        check_qlinear(ops, a, np.float32(0.01), random_of(rng, ta, ()), b, np.float32(0.02),
+                      random_of(rng, tb, (1,)), ys, yz)
+    else:
+        sa, za = rng.uniform(1e-3, 1e-2, m).astype(np.float32), random_of(rng, ta, (m,))
+        sb, zb = rng.uniform(1e-3, 1e-2, n).astype(np.float32), random_of(rng, tb, (n,))
+        check_qlinear(ops, a, sa, za, b, sb, zb, ys, yz,
+                      spread=(sa.reshape(m, 1), za.reshape(m, 1), sb.reshape(1, n), zb.reshape(1, n)))
+
+
+@pytest.mark.parametrize("scale_type", [np.float32, np.float16, "bfloat16"])
+def test_qlinear_ties(ops, scale_type):
+    """Scales whose quotient makes many sums exact ties (half to even decides), and scales whose
+    quotient a float32 cannot hold (the exact value decides, not its rounding)."""
+    import ml_dtypes
+
+    dtype = ml_dtypes.bfloat16 if scale_type == "bfloat16" else scale_type
+    rng = np.random.default_rng(5)
+    a, b = random_of(rng, U8, (6, 30)), random_of(rng, I8, (30, 13))
+    for sa, sb, ys in ((0.125, 0.25, 1.0), (0.375, 1.0, 3.0), (0.1, 0.3, 0.03), (1 / 3, 3.0, 2.0),
+                       (0.0066, 0.00705, 0.0107), (2.0**-20, 2.0**-20, 2.0**-45)):
+        check_qlinear(ops, a, np.array(sa, dtype), np.uint8(128), b, np.array(sb, dtype), np.int8(0),
+                      np.array(ys, dtype), np.uint8(100))
+
+
+def test_qlinear_near_tie_against_onnx():
+    """A sum whose exact quotient lies just past a tie (-71.5000018), where onnx's reference,
+    which rounds the scales' quotient to float32 first, lands on the other side: fastbits gives
+    the exact statement's -72, onnx's -71 (docs/quantize.md)."""
+    onnx_op = pytest.importorskip("onnx.reference.ops.op_qlinear_matmul").QLinearMatMul
+    sa, sb, ys = (np.float32(float.fromhex(h)) for h in ("0x1.cb469ep-5", "0x1.8756c4p-4", "-0x1.93d19ep-5"))
+    a = np.array([[127] * 5 + [23]], I8)  # a sum of 658
+    b = np.ones((6, 1), I8)
+    args = (a, sa, np.int8(0), b, sb, np.int8(0), ys, np.int8(0))
+    assert qlinear_matmul_exact(*args) == [[-72]]
+    assert fastbits.qlinear_matmul(*args).tolist() == [[-72]]
+    assert onnx_op._run(None, *args)[0].tolist() == [[-71]]
+
+
+@pytest.mark.parametrize("y_scale", [0.0107, -3.0, 2.0**-30])
+def test_qlinear_near_ties(ops, y_scale):
+    """Each row's scale puts its quotient within a float32's rounding of a tie, on either side
+    or on it: the kernel's estimate is too close to call, and the exact comparison decides."""
+    rng = np.random.default_rng(21)
+    m = 600
+    a = rng.integers(-128, 128, (m, 1)).astype(I8)
+    a[a == 0] = 1
+    ties = rng.integers(-120, 120, m) + 0.5
+    ys = np.float32(y_scale)
+    sa = (ties * float(ys) / a[:, 0].astype(np.float64)).astype(np.float32)
+    sa[::7] = np.float32(float(ys) / 2)  # exact ties: 0.5 * (odd or even) sums
+    check_qlinear(ops, a, sa, np.zeros(m, I8), np.ones((1, 1), I8), np.float32(1), np.int8(0), ys, np.int8(0),
+                  spread=(sa.reshape(m, 1), np.zeros((m, 1), I8), np.float32(1), np.int8(0)))
+
+
+def test_qlinear_within_the_estimates_error_of_a_tie(ops):
+    """Quotients within 2**-44 of a tie but not on it, where the kernel's float64 estimate (two
+    roundings of a sum of 30 bits times a scale of 24) cannot tell the side and its exact
+    comparison must.  Built, not found: a sum s and a scale A * 2**-24 whose product is
+    (2n + 1) Y 2**23 + r for a small r, and y_scale = Y / 2; b_scale is 1/2."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(13)
+    cases = 0
+    while cases < 4:
+        a_int = int(rng.integers(2**23, 2**24)) | 1
+        r = int(rng.choice([-2, -1, 1, 2]))
+        s = r * pow(a_int, -1, 2**23) % 2**23 + 2**23 * int(rng.integers(2**6, 2**7))  # s * A = r mod 2**23
+        n_y = (s * a_int - r) // 2**23
+        divisors = [d for d in range(129, 256, 2) if n_y % d == 0 and 2**23 <= n_y // d < 2**24]
+        if not divisors:
+            continue
+        y = n_y // divisors[0]
+        q = Fraction(s * a_int, 2**25) / Fraction(y, 2)
+        assert 0 < abs(q - Fraction(divisors[0], 2)) < Fraction(1, 2**44)
+        cases += 1
+        k, rest = divmod(s, 127 * 127)
+        a = np.full((1, k + 1), 127, I8)
+        b = np.full((k + 1, 1), 127, I8)
+        b[k, 0], a[0, k] = 1, 0
+        a[0, k] = 0
+        tail = np.array([[rest // 127, rest % 127]], I8)  # rest = 127 * (rest // 127) + rest % 127
+        a = np.concatenate([a, tail], axis=1)
+        b = np.concatenate([b, np.array([[127], [1]], I8)])
+        check_qlinear(ops, a, np.float32(a_int * 2.0**-24), np.int8(0), b, np.float32(0.5), np.int8(0),
+                      np.float32(y / 2), np.int8(0))
+
+
+@pytest.mark.parametrize("case", ["zero y_scale", "inf y_scale", "nan a_scale", "inf b_scale", "negative"])
+def test_qlinear_scales_not_finite_or_zero(ops, case):
+    rng = np.random.default_rng(3)
+    a, b = random_of(rng, I8, (4, 6)), random_of(rng, I8, (6, 5))
+    a[0] = 0  # a zero sum: 0 / 0 and 0 * inf are NaN, which counts as 0
+    sa, sb, ys = np.float32(0.5), np.float32(0.25), np.float32(0.125)
+    if case == "zero y_scale":
+        ys = np.float32(0)
+    elif case == "inf y_scale":
+        ys = np.float32(np.inf)
+    elif case == "nan a_scale":
+        sa = np.float32(np.nan)
+    elif case == "inf b_scale":
+        sb = np.float32(-np.inf)
+    else:
+        sa, ys = np.float32(-0.5), np.float32(-0.0625)
+    with np.errstate(all="ignore"):
+        check_qlinear(ops, a, sa, np.int8(0), b, sb, np.int8(3), ys, np.uint8(7))
+
+
+@pytest.mark.parametrize("dtype_name", F8_TYPES)
+def test_qlinear_float8(ops, dtype_name):
+    """float 8 operands and results: the exact sums, rounded once (saturating), NaN and the
+    infinities by IEEE's rules, a nonzero zero point."""
+    import ml_dtypes
+
+    f8 = getattr(ml_dtypes, dtype_name)
+    rng = np.random.default_rng(len(dtype_name))
+    bits_a, bits_b = rng.integers(0, 256, (5, 9), dtype=np.uint8), rng.integers(0, 256, (9, 4), dtype=np.uint8)
+    a, b = bits_a.view(f8), bits_b.view(f8)
+    if "e5m2" in dtype_name:
+        a[0, :] = np.array(1, f8)  # a row without specials
+    else:
+        a[0, :] = np.array(0.5, f8)
+    zero = np.array(0.25, f8)
+    with np.errstate(all="ignore"):
+        for ys, yz in ((np.float32(1.0), np.zeros((), f8)), (np.float32(2.0**-6), np.array(-0.5, f8)),
+                       (np.float32(3.0), np.int8(-3)), (np.float32(0.01), np.uint8(9))):
+            check_qlinear(ops, a, np.float32(0.5), zero, b, np.float32(1.5), np.zeros((), f8), ys, yz)
+
+
+def test_qlinear_mixed_types(ops):
+    """T1, T2 and T3 are free of each other: an integer operand with a float 8 one, into either."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(9)
+    a = random_of(rng, U8, (4, 7))
+    b = rng.integers(0, 0x7F, (7, 3), dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)  # positive, finite
+    for yz in (np.uint8(3), np.zeros((), ml_dtypes.float8_e5m2)):
+        check_qlinear(ops, a, np.float32(0.02), np.uint8(128), b, np.float32(0.5), np.zeros((), b.dtype),
+                      np.float32(0.3), yz)
+
+
+def test_qlinear_float8_exact_sums():
+    """e5m2 products are beyond a float64's 53 bits: the sums are exact, not float64's."""
+    import ml_dtypes
+
+    f8 = ml_dtypes.float8_e5m2
+    a = np.array([[57344.0, 2.0**-16, -57344.0]], f8)
+    b = np.array([[57344.0], [2.0**-16], [57344.0]], f8)
+    got = fastbits.qlinear_matmul(a, np.float32(1), np.zeros((), f8), b, np.float32(1), np.zeros((), f8),
+                                  np.float32(2.0**-40), np.zeros((), f8))
+    assert got.astype(np.float32).tolist() == [[2.0**-32 * 2.0**40]]  # 2**-32 survives: 256
+
+
+@pytest.mark.parametrize("sa, sb", SHAPES)
+def test_qlinear_shapes(ops, sa, sb):
+    """numpy.matmul's shapes: the result is MatMulInteger's sums, each requantized."""
+    rng = np.random.default_rng(len(sa) * 10 + len(sb))
+    a, b = random_of(rng, U8, sa), random_of(rng, I8, sb)
+    scales = [np.float32(0.05), np.float32(0.01), np.float32(0.1)]
+    got = ops.qlinear_matmul(a, scales[0], np.uint8(128), b, scales[1], np.int8(-3), scales[2], np.int8(1))
+    (ea,), (eb,), (ey,) = (exact_values(np.asarray(v)) for v in scales)
+    expected = np.vectorize(lambda s: requantize_exact(int(s), ea, eb, ey, 1, spec.DataType.INT8), otypes=[object])(
+        matmul_integer_exact(a, b, 128, -3))
+    assert got.shape == np.shape(expected) and got.dtype == I8 and got.flags.c_contiguous
+    assert got.tolist() == np.asarray(expected).tolist()
+
+
+def test_qlinear_batched_scales(ops):
+    """N-D scales and zero points: (..., M, 1) for a, (..., 1, N) for b, each pair of one shape."""
+    rng = np.random.default_rng(4)
+    a, b = random_of(rng, I8, (2, 3, 5)), random_of(rng, U8, (5, 4))
+    sa, za = rng.uniform(0.01, 0.1, (2, 3, 1)).astype(np.float32), random_of(rng, I8, (2, 3, 1))
+    got = ops.qlinear_matmul(a, sa, za, b, np.float32(0.02), np.uint8(7), np.float32(0.05), np.uint8(2))
+    for i in range(2):
+        expected = qlinear_matmul_exact(a[i], sa[i], za[i], b, np.float32(0.02), np.uint8(7), np.float32(0.05),
+                                        np.uint8(2))
+        assert got[i].tolist() == expected
+
+
+def test_qlinear_layouts(ops):
+    """Transposed, strided and reversed operands."""
+    rng = np.random.default_rng(8)
+    a, b = random_of(rng, U8, (12, 30)), random_of(rng, I8, (45, 20))
+    for va, vb in ((a[:, ::2], b[::-3, 1:]), (np.asfortranarray(a[:, :15]), np.asfortranarray(b[:15]))):
+        check_qlinear(ops, va, np.float32(0.03), np.uint8(100), vb, np.float32(0.07), np.int8(2), np.float32(0.2),
+                      np.uint8(128))
+
+
+def test_qlinear_sums_past_int32(ops):
+    """Two integer operands: the sums are MatMulInteger's, modulo 2**32, as the text allows."""
+    k = 40_000
+    a = np.full((1, k), 255, U8)
+    b = np.full((k, 1), 255, U8)
+    got = ops.qlinear_matmul(a, np.float32(1), np.uint8(0), b, np.float32(1), np.uint8(0), np.float32(2.0**20),
+                             np.int8(0))
+    wrapped = (255 * 255 * k + 2**31) % 2**32 - 2**31  # -1693967296
+    assert got.tolist() == [[max(-128, min(127, round(wrapped / 2**20)))]]
+
+
+@pytest.mark.parametrize("args, error, text", [
+    ((np.zeros((2, 3), np.int16),), fastbits.TypeConstraintError, "input 'a' has dtype int16"),
+    ((np.zeros((2, 3), I8), np.float64(1)), fastbits.TypeConstraintError, "input 'a_scale' has dtype float64"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.uint8(0)), fastbits.TypeConstraintError,
+     "input 'a_zero_point' is tensor(uint8) and input 'a' tensor(int8)"),
+    ((np.zeros((2, 3), I8), np.float32([1, 2]), np.int8(0)), fastbits.ArgumentValueError,
+     "inputs 'a_scale' and 'a_zero_point' have shapes (2,) and ()"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((4, 2), I8)), fastbits.ArgumentValueError,
+     "do not multiply"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((3, 2), I8), np.float16(1)),
+     fastbits.TypeConstraintError, "input 'b_scale' is tensor(float16) and input 'a_scale' tensor(float)"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((3, 2), I8), np.float32([1, 2, 3])),
+     fastbits.ArgumentValueError, "input 'b_scale' has shape (3,)"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((3, 2), I8), np.float32(1), np.int8(0),
+      np.float32([1, 2])), fastbits.ArgumentValueError, "input 'y_scale' has shape (2,)"),
+    ((np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((3, 2), I8), np.float32(1), np.int8(0),
+      np.float32(1), np.int16(0)), fastbits.TypeConstraintError, "input 'y_zero_point' has dtype int16"),
+])
+def test_qlinear_errors(ops, args, error, text):
+    defaults = (np.zeros((2, 3), I8), np.float32(1), np.int8(0), np.zeros((3, 2), I8), np.float32(1), np.int8(0),
+                np.float32(1), np.int8(0))
+    with pytest.raises(error, match="^QLinearMatMul: ") as info:
+        ops.qlinear_matmul(*args, *defaults[len(args):])
+    assert text in str(info.value)
+
+
+def test_qlinear_version_types():
+    spec.check_qlinear_matmul_version(10, spec.DataType.INT8, spec.DataType.UINT8, spec.DataType.INT8,
+                                      spec.DataType.FLOAT)
+    with pytest.raises(fastbits.TypeConstraintError, match="the scales is tensor.float16., which QLinearMatMul-10"):
+        spec.check_qlinear_matmul_version(10, spec.DataType.INT8, spec.DataType.INT8, spec.DataType.INT8,
+                                          spec.DataType.FLOAT16)
+    with pytest.raises(fastbits.TypeConstraintError, match="input 'b' is tensor.float8e4m3fn."):
+        spec.check_qlinear_matmul_version(20, spec.DataType.INT8, spec.DataType.FLOAT8E4M3FN, spec.DataType.INT8,
+                                          spec.DataType.FLOAT)
+    spec.check_qlinear_matmul_version(21, spec.DataType.FLOAT8E5M2, spec.DataType.FLOAT8E4M3FN,
+                                      spec.DataType.UINT8, spec.DataType.BFLOAT16)

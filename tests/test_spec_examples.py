@@ -58,7 +58,7 @@ del _example
 
 
 def test_every_example_is_a_test():
-    assert len({_test_name(example) for example in EXAMPLES}) == len(EXAMPLES) == 93
+    assert len({_test_name(example) for example in EXAMPLES}) == len(EXAMPLES) == 95
 
 
 def test_bitshift_11_examples_refuse_signed_types(ops):
@@ -92,7 +92,8 @@ def test_node_test_examples_match_onnx():
     for example in EXAMPLES:
         if example.op in (BITWISE_AND, BITCAST, spec.CAST):  # Cast's come from the texts, not node tests
             continue
-        if example.op in (spec.QUANTIZE, spec.DEQUANTIZE, spec.MATMUL_INTEGER) and not example.name.startswith("test_"):
+        if example.op in (spec.QUANTIZE, spec.DEQUANTIZE, spec.MATMUL_INTEGER, spec.QLINEAR_MATMUL) and not \
+                example.name.startswith("test_"):
             continue  # the granularities and the text's cases: fastbits' own
         if example.op == PACK_UNPACK:
             if spec.bit_width(spec.datatype_of(example.inputs[0].dtype)) == 6 and onnx_6bit() is None:
@@ -118,7 +119,7 @@ def test_node_test_examples_match_onnx():
             assert got.dtype == want.dtype and got.shape == want.shape, example.name
             np.testing.assert_array_equal(got, want, example.name)
         checked += 1
-    assert checked + len(absent) == 4 + 4 + 3 + 8 + 28 + 7 + 3 + 3 + 1
+    assert checked + len(absent) == 4 + 4 + 3 + 8 + 28 + 7 + 3 + 3 + 1 + 1
     # the examples were taken from onnx 1.23's node tests: from it on, every one is there
     assert not absent or tuple(int(p) for p in onnx.__version__.split(".")[:2]) < (1, 23), absent
 

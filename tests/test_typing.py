@@ -209,6 +209,7 @@ PROTOCOLS = {
     "dequantize_linear": _signatures.DequantizeOperator,
     "dynamic_quantize_linear": _signatures.DynamicQuantizeOperator,
     "matmul_integer": _signatures.MatMulIntegerOperator,
+    "qlinear_matmul": _signatures.QLinearMatMulOperator,
     "pack": _signatures.PackFunction,
     "unpack": _signatures.UnpackFunction,
     "get_num_threads": _signatures.GetNumThreads,

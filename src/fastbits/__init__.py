@@ -1,6 +1,6 @@
 """fastbits: ONNX's bitwise operators (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift),
 BitCast-26, Cast and CastLike for every non-string type, QuantizeLinear, DequantizeLinear,
-DynamicQuantizeLinear and MatMulInteger, exact and fast.
+DynamicQuantizeLinear, MatMulInteger and QLinearMatMul, exact and fast.
 
 >>> import numpy as np, fastbits
 >>> fastbits.bitwise_and(np.array([6, 5], np.int32), np.array([3], np.int32))
@@ -26,6 +26,7 @@ from ._ops import (
     get_num_threads,
     matmul_integer,
     pack,
+    qlinear_matmul,
     quantize_linear,
     set_num_threads,
     unpack,
@@ -74,6 +75,7 @@ __all__ = [
     "get_num_threads",
     "matmul_integer",
     "pack",
+    "qlinear_matmul",
     "quantize_linear",
     "release_memory",
     "runtime_info",

@@ -138,6 +138,14 @@ CATALOGUE = [
     ("MatMulInteger: a zero point of no row", lambda o: o.matmul_integer(U8, U8.T, np.zeros(3, np.uint8)),
      ArgumentValueError, r"^MatMulInteger: input 'a_zero_point' has shape \(3,\); expected one zero point "
      r"\(shape \(\) or \(1,\)\), or one per row of 'A' \(shape \(2,\) or \(2, 1\)\)$"),
+    ("QLinearMatMul: a scale and its zero point of two shapes", lambda o: o.qlinear_matmul(
+        U8, np.ones(2, np.float32), np.uint8(0), U8.T, np.float32(1), np.uint8(0), np.float32(1), np.uint8(0)),
+     ArgumentValueError, r"^QLinearMatMul: inputs 'a_scale' and 'a_zero_point' have shapes \(2,\) and \(\); a scale "
+     r"and its zero point must have one shape$"),
+    ("QLinearMatMul: a result scale per column", lambda o: o.qlinear_matmul(
+        U8, np.float32(1), np.uint8(0), U8.T, np.float32(1), np.uint8(0), np.ones(2, np.float32), np.uint8(0)),
+     ArgumentValueError, r"^QLinearMatMul: input 'y_scale' has shape \(2,\); expected one value \(shape \(\) or "
+     r"\(1,\)\): the result is quantized per tensor$"),
     ("thread count past the cap", lambda o: fastbits.set_num_threads(10**6),
      ArgumentValueError, r"^set_num_threads: 'n' must be a positive int of at most 256 \(the caller and 255 helpers: "
      r"the most one call uses\), not 1000000$"),

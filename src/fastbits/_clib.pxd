@@ -158,6 +158,8 @@ cdef extern from "_c/imatmul.h":
         int b_signed
     void fb_imatmul_block(const fb_imatmul* p, Py_ssize_t m0, Py_ssize_t m1, Py_ssize_t n0,
                           Py_ssize_t n1) noexcept nogil
+    void fb_requantize(const int32_t* s, const double* p, Py_ssize_t p_step, Py_ssize_t count, double y_scale,
+                       int zero, int low, int high, uint8_t* y) noexcept nogil
 
 
 cdef extern from "_c/reduce.h":

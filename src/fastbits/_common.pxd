@@ -82,7 +82,7 @@ cdef extern from "Python.h":
 
 cdef enum:
     MAX_KEYWORDS = 5     # keyword-only parameters of a public function (quantize_linear's five)
-    MAX_POSITIONAL = 4   # positional parameters of a public function (matmul_integer)
+    MAX_POSITIONAL = 8   # positional parameters of a public function (qlinear_matmul)
 
 
 # A public function's two paths, given its positional arguments (every one: an optional one left

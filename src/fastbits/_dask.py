@@ -26,7 +26,7 @@ from . import _config, spec
 from ._dispatch import Adapter
 from .errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["ADAPTER", "bitcast", "cast", "dynamic_quantization", "elementwise", "matmul_integer", "pack",
+__all__ = ["ADAPTER", "bitcast", "cast", "dynamic_quantization", "elementwise", "pack", "product",
            "quantization", "unpack"]
 
 
@@ -316,30 +316,84 @@ def dynamic_quantization(func: Callable[..., Any], x: Any) -> Any:
     return y, scale, zero
 
 
-def _low_bits(block: np.ndarray) -> np.ndarray:
-    """int64 sums as the int32s of their low 32 bits."""
-    return block.astype(np.uint32).view(np.int32)
+def _cut(value: Any, where: tuple[np.ndarray, ...]) -> Any:
+    """A scale or zero point shaped to broadcast against the product (aligned to its last axes),
+    cut to the block whose positions along each axis of the product are ``where``."""
+    if value is None or value.ndim == 0:
+        return value
+    lead = len(where) - value.ndim
+    for d, size in enumerate(value.shape):
+        if size != 1:
+            value = np.take(value, where[lead + d], axis=d)
+    return value
 
 
-def matmul_integer(func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """MatMulInteger with dask arrays: dask's matmul of the operands less their zero points in
-    int64 (exact: each block's sums and their sum across blocks), then each sum's low 32 bits,
-    as the eager call gives them.  The zero points are read when the graph is built, with the
-    eager call's checks.  The blocks run numpy's int64 matmul, not fastbits' kernel."""
+def _product_block(a: np.ndarray, b: np.ndarray, *where: np.ndarray, eager: Callable[..., Any], threads: int,
+                   args: tuple[Any, ...], roles: str) -> np.ndarray:
+    """One block of a product: ``eager`` on the block's rows of a and columns of b (every column
+    of a, every row of b), with the other arguments (scales, zero points) cut to the block and
+    given the rank of the operand they belong to (``roles``: "a" and "b" the operands, "A" and
+    "B" their scales and zero points, "y" the result's)."""
+    call = []
+    for role, value in zip(roles, args):
+        if role in "ab":
+            value = a if role == "a" else b
+        elif role in "AB" and value is not None and value.ndim:
+            value = _cut(value, where)
+            value = value.reshape((1,) * ((a if role == "A" else b).ndim - value.ndim) + value.shape)
+        call.append(value)
+    return _task(eager, threads, *call)
+
+
+def product(func: Callable[..., Any], op: str, args: tuple[Any, ...], roles: str,
+            spread: Callable[..., list[Any]]) -> Any:
+    """MatMulInteger or QLinearMatMul with dask arrays: each block of the result is the eager call
+    on the rows of a and the columns of b it needs (every chunk of the contracted axis at once).
+    The scales and zero points (a fraction of the operands' size) are read when the graph is
+    built, with the eager call's checks (``spread``, which shapes them to broadcast against the
+    product), and each block gets the ones of its rows and columns."""
     import dask.array as da
 
-    op = spec.MATMUL_INTEGER
-    a, b, za, zb = (*args, None, None)[:4]
-    za, zb = _small(za), _small(zb)
-    if not (_is_dask(a) or _is_dask(b)):  # a dask zero point alone: the eager call, on its values
-        return func(a, b, za, zb)
-    stand_ins = [_stand_in(op, v) if _is_dask(v) else v for v in (a, b)]
-    _, _, za, zb, shape = spec.check_matmul_integer(*stand_ins, za, zb)  # the zero points spread
-    av = da.asarray(a).astype(np.int64) - (0 if za is None else za.astype(np.int64))
-    bv = da.asarray(b).astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
-    sums = da.matmul(av, bv)
-    return sums.map_blocks(_low_bits, dtype=np.int32, meta=np.empty((0,) * len(shape), np.int32),
-                           token=op.lower())
+    values = [v if role in "ab" else _small(v) for role, v in zip(roles, args)]
+    a, b = args[roles.index("a")], args[roles.index("b")]
+    if not (_is_dask(a) or _is_dask(b)):  # a dask scale or zero point alone: the eager call on its values
+        return func(*values)
+    small = spread(*[_stand_in(op, v) if _is_dask(v) else v for v in values])
+    a2, b2 = da.asarray(a), da.asarray(b)
+    a2 = a2[None, :] if a2.ndim == 1 else a2  # 2-D operands: the product's axes i and j
+    b2 = b2[:, None] if b2.ndim == 1 else b2
+    batch = len(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
+    out = tuple(f"batch{d}" for d in range(batch)) + ("i", "j")
+    a_index = out[batch - (a2.ndim - 2):batch] + ("i", "k")
+    b_index = out[batch - (b2.ndim - 2):batch] + ("k", "j")
+    shape = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
+    positions: list[Any] = []
+    for d, letter in enumerate(out):  # each axis's positions, chunked as the product is
+        chunks = a2.chunks[-2] if letter == "i" else b2.chunks[-1] if letter == "j" else next(
+            x.chunks[x.ndim - len(out) + d] for x in (a2, b2)
+            if x.ndim - len(out) + d >= 0 and x.shape[x.ndim - len(out) + d] == shape[d])
+        positions += [da.arange(shape[d], chunks=(chunks,)), (letter,)]
+    dtype = np.dtype(np.int32) if op == spec.MATMUL_INTEGER else np.asarray(values[-1]).dtype
+    result = da.blockwise(_product_block, out, a2, a_index, b2, b_index, *positions, concatenate=True, dtype=dtype,
+                          meta=np.empty((0,) * len(out), dtype), token=op.lower(), eager=func,
+                          threads=_task_threads(), args=tuple(small), roles=roles)
+    if np.ndim(a) == 1:
+        result = result[..., 0, :]
+    if np.ndim(b) == 1:
+        result = result[..., 0]
+    return result
+
+
+def _matmul_integer_spread(*values: Any) -> list[Any]:
+    """MatMulInteger's zero points as its check shapes them (None at the operands' places)."""
+    _, _, za, zb, _ = spec.check_matmul_integer(*values)
+    return [None, None, za, zb]
+
+
+def _qlinear_spread(*values: Any) -> list[Any]:
+    """QLinearMatMul's scales and zero points as its check shapes them."""
+    c = spec.check_qlinear_matmul(*values)
+    return [None, c.a_scale, c.a_zero, None, c.b_scale, c.b_zero, c.y_scale, c.y_zero]
 
 
 #: The public operators' ONNX names, for the elementwise ones' checks and messages.
@@ -369,7 +423,9 @@ def call(name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
     if name == "dynamic_quantize_linear":
         return dynamic_quantization(func, *args)
     if name == "matmul_integer":
-        return matmul_integer(func, args)
+        return product(func, spec.MATMUL_INTEGER, (*args, None, None)[:4], "abAB", _matmul_integer_spread)
+    if name == "qlinear_matmul":
+        return product(func, spec.QLINEAR_MATMUL, args, "aAAbBByy", _qlinear_spread)
     if name == "pack":
         return pack(func, *args)
     return unpack(func, *args)

@@ -9,8 +9,9 @@
   pages on the narrow types (int4.md, float4.md, float6.md);
 * QuantizeLinear and DequantizeLinear: onnx's node tests of the narrow types, one example of
   each granularity, and the cases where fastbits follows the text rather than onnx's reference;
-* DynamicQuantizeLinear and MatMulInteger: onnx's node tests, and a per-row zero point of
-  MatMulInteger, which the text allows and onnx's reference reads as per column.
+* DynamicQuantizeLinear, MatMulInteger and QLinearMatMul: onnx's node tests, a per-row zero point
+  of MatMulInteger, which the text allows and onnx's reference reads as per column, and a
+  QLinearMatMul result just past a tie, where onnx's reference rounds the scales' quotient first.
 
 The tests run each one under its own name.  BitCast, BitShift and pack examples carry
 their inputs and outputs as literals.  The Bitwise examples draw their inputs as onnx's
@@ -28,7 +29,7 @@ import numpy as np
 
 from . import spec
 from .spec import (BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR, CAST, DEQUANTIZE,
-                   DYNAMIC_QUANTIZE, MATMUL_INTEGER, QUANTIZE)
+                   DYNAMIC_QUANTIZE, MATMUL_INTEGER, QLINEAR_MATMUL, QUANTIZE)
 
 #: The round trip of a sub-byte type: ``pack``, then ``unpack`` back.
 PACK_UNPACK = "pack/unpack"
@@ -45,6 +46,7 @@ FUNCTIONS = {
     DEQUANTIZE: "dequantize_linear",
     DYNAMIC_QUANTIZE: "dynamic_quantize_linear",
     MATMUL_INTEGER: "matmul_integer",
+    QLINEAR_MATMUL: "qlinear_matmul",
     PACK_UNPACK: "pack",
 }
 
@@ -373,4 +375,17 @@ EXAMPLES: tuple[Example, ...] = (
             (np.array([[1, 2], [3, 4], [5, 6]], np.uint8), np.array([[1, 0], [0, 1]], np.uint8),
              np.array([1, 2, 3], np.uint8)),
             np.array([[0, 1], [1, 2], [2, 3]], np.int32)),
+    # QLinearMatMul: onnx's node test, and a sum of 658 whose exact quotient is -71.5000018
+    Example("test_qlinearmatmul_2D_uint8_float32", QLINEAR_MATMUL,
+            (np.array([[208, 236, 0, 238], [3, 214, 255, 29]], np.uint8), np.array([0.0066], np.float32),
+             np.array([113], np.uint8),
+             np.array([[152, 51, 244], [60, 26, 255], [0, 127, 246], [127, 254, 247]], np.uint8),
+             np.array([0.00705], np.float32), np.array([114], np.uint8), np.array([0.0107], np.float32),
+             np.array([118], np.uint8)),
+            np.array([[168, 115, 255], [1, 66, 151]], np.uint8)),
+    Example("QLinearMatMul: the exact quotient rounded once (onnx's reference gives -71)", QLINEAR_MATMUL,
+            (np.array([[127, 127, 127, 127, 127, 23]], np.int8), np.float32(float.fromhex("0x1.cb469ep-5")),
+             np.int8(0), np.ones((6, 1), np.int8), np.float32(float.fromhex("0x1.8756c4p-4")), np.int8(0),
+             np.float32(float.fromhex("-0x1.93d19ep-5")), np.int8(0)),
+            np.array([[-72]], np.int8)),
 )

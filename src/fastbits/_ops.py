@@ -24,12 +24,13 @@ from . import _config, _dask, _dispatch, spec
 if TYPE_CHECKING:  # the functions' types (fastbits._signatures): for checkers, not at import
     from ._signatures import (BinaryOperator, BitCastOperator, BitShiftOperator, CastLikeOperator, CastOperator,
                               DequantizeOperator, DynamicQuantizeOperator, GetNumThreads, MatMulIntegerOperator,
-                              PackFunction, QuantizeOperator, SetNumThreads, UnaryOperator, UnpackFunction)
+                              PackFunction, QLinearMatMulOperator, QuantizeOperator, SetNumThreads, UnaryOperator,
+                              UnpackFunction)
 
 __all__ = ["BACKEND", "FALLBACK_REASON", "PURE_PYTHON", "Path", "active", "bitcast", "bitshift", "bitwise_and",
            "bitwise_not", "bitwise_or", "bitwise_xor", "cast", "cast_like", "dequantize_linear",
-           "dynamic_quantize_linear", "get_num_threads", "load", "matmul_integer", "pack", "quantize_linear",
-           "set_num_threads", "unpack"]
+           "dynamic_quantize_linear", "get_num_threads", "load", "matmul_integer", "pack", "qlinear_matmul",
+           "quantize_linear", "set_num_threads", "unpack"]
 
 PURE_PYTHON = os.environ.get("FASTBITS_PURE_PYTHON", "").strip() not in ("", "0")
 
@@ -55,6 +56,7 @@ class Path(NamedTuple):
     dequantize_linear: DequantizeOperator
     dynamic_quantize_linear: DynamicQuantizeOperator
     matmul_integer: MatMulIntegerOperator
+    qlinear_matmul: QLinearMatMulOperator
     pack: PackFunction
     unpack: UnpackFunction
     get_num_threads: GetNumThreads
@@ -134,6 +136,7 @@ quantize_linear = active.quantize_linear
 dequantize_linear = active.dequantize_linear
 dynamic_quantize_linear = active.dynamic_quantize_linear
 matmul_integer = active.matmul_integer
+qlinear_matmul = active.qlinear_matmul
 pack = active.pack
 unpack = active.unpack
 get_num_threads = active.get_num_threads

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and MatMulInteger, compiled: the same
+"""QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger and QLinearMatMul, compiled: the same
 functions, results and errors as :mod:`fastbits._quant_py` (the reference), on the kernels of
 ``_c/quant.h`` and ``_c/imatmul.h`` and the engine.
 
@@ -12,7 +12,7 @@ cimport numpy as cnp
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
-from libc.stdint cimport int16_t, int32_t
+from libc.stdint cimport int16_t, int32_t, uint8_t
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -21,7 +21,7 @@ from . import _quant_py, _runtime, spec
 from .errors import AllocationError
 from ._clib cimport (
     FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_IMATMUL_COLS, FB_IMATMUL_ROWS, FB_MAX_THREADS, fb_cpu_init, fb_imatmul,
-    fb_imatmul_block, fb_range_f32,
+    fb_imatmul_block, fb_range_f32, fb_requantize,
     FB_DEQUANTIZE, FB_MAXD, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_SMALL, FB_NUM_U8, FB_OP_QUANT, FB_QUANTIZE,
     fb_claim, fb_config_t, fb_engine_broadcast, fb_kernel, fb_operand, fb_plan, fb_publish, fb_published, fb_qparam,
     fb_quant,
@@ -33,7 +33,7 @@ cnp.import_array()
 # MatMulInteger's loops' instruction sets: the runtime's (its loops and these are compiled alike)
 fb_cpu_init("AVX2" in _runtime.runtime_info()["cpu_features"])
 
-__all__ = ["dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "quantize_linear"]
+__all__ = ["dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "qlinear_matmul", "quantize_linear"]
 
 cdef const Types* T = types()
 
@@ -658,15 +658,56 @@ cdef object _matmul_checked(object a, object b, object za, object zb, tuple shap
     return C.reshape(shape)
 
 
-cdef object _matmul_slow(Entry e, PyObject** args, PyObject** options):
-    a, b, za, zb, shape = spec.check_matmul_integer(<object>args[0], <object>args[1], <object>args[2],
-                                                    <object>args[3])
+cdef object _allocating(Entry e, object compute, tuple args):
+    """``compute(*args)``, numpy's MemoryError as the operator's AllocationError."""
     try:
-        return _matmul_checked(a, b, za, zb, shape)
+        return compute(*args)
     except MemoryError as exc:
         if isinstance(exc, AllocationError):
             raise
         raise spec.out_of_memory(e.opname, "an array it works in", exc) from None
+
+
+cdef object _matmul_slow(Entry e, PyObject** args, PyObject** options):
+    return _allocating(e, _matmul_checked, spec.check_matmul_integer(<object>args[0], <object>args[1],
+                                                                     <object>args[2], <object>args[3]))
+
+
+# ---------------------------------------------------------------------------
+# QLinearMatMul of 8-bit integers: MatMulInteger's sums, then imatmul.h's exact requantization.
+# A float 8 operand or result takes the reference's exact sums and rounding.
+
+_BYTE_INTEGERS = (np.dtype(np.int8), np.dtype(np.uint8))
+
+
+def _qlinear_checked(call):
+    """The result of a checked call (spec.check_qlinear_matmul's)."""
+    cdef cnp.ndarray S, P, Y
+    if not (call.a.dtype in _BYTE_INTEGERS and call.b.dtype in _BYTE_INTEGERS and call.y_zero.dtype in _BYTE_INTEGERS):
+        return _quant_py.qlinear_product(call)
+    S = _matmul_checked(call.a, call.b, call.a_zero, call.b_zero, call.shape)
+    full = call.shape + ((1,) if call.b.ndim == 1 else ())  # the product's shape, of 2-D operands
+    if call.a.ndim == 1:
+        full = full[:len(full) - 1] + (1,) + full[len(full) - 1:]
+    with np.errstate(all="ignore"):  # inf * 0 is a NaN here, as in the reference
+        P = np.asarray(np.multiply(call.a_scale.astype(np.float64), call.b_scale.astype(np.float64)))  # exact: 24 + 24 bits
+    if P.size != 1:
+        P = np.ascontiguousarray(np.broadcast_to(P, full))
+    Y = np.empty(call.shape, call.y_zero.dtype)
+    low, high = spec.QUANTIZED_RANGES[spec.datatype_of(Y.dtype)]
+    cdef double y_scale = float(call.y_scale)
+    cdef int zero = int(call.y_zero), lo = low, hi = high
+    cdef Py_ssize_t step = P.size != 1, count = cnp.PyArray_SIZE(S)
+    cdef const int32_t* sp = <const int32_t*>cnp.PyArray_DATA(S)
+    cdef const double* pp = <const double*>cnp.PyArray_DATA(P)
+    cdef uint8_t* yp = <uint8_t*>cnp.PyArray_DATA(Y)
+    with nogil:
+        fb_requantize(sp, pp, step, count, y_scale, zero, lo, hi, yp)
+    return Y
+
+
+cdef object _qlinear_slow(Entry e, PyObject** args, PyObject** options):
+    return _allocating(e, _qlinear_checked, (spec.check_qlinear_matmul(*[<object>args[i] for i in range(8)]),))
 
 
 _build_quant_tables()
@@ -678,3 +719,5 @@ dynamic_quantize_linear = entry_point("dynamic_quantize_linear", spec.DYNAMIC_QU
                                       _dynamic_slow, _quant_py.dynamic_quantize_linear, __name__)
 matmul_integer = entry_point("matmul_integer", spec.MATMUL_INTEGER, FB_QUANTIZE, _no_fast, _matmul_slow,
                              _quant_py.matmul_integer, __name__)
+qlinear_matmul = entry_point("qlinear_matmul", spec.QLINEAR_MATMUL, FB_QUANTIZE, _no_fast, _qlinear_slow,
+                             _quant_py.qlinear_matmul, __name__)

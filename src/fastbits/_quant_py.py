@@ -18,14 +18,21 @@ rules read (:doc:`quantize`).
   arithmetic (:func:`fastbits.spec.dynamic_parameters`), then QuantizeLinear of x by them into uint8.
 * MatMulInteger: numpy.matmul of the operands less their zero points, in int64 (exact: each
   product is at most 255 * 255), each sum then taken modulo 2**32 as an int32.
+* QLinearMatMul: MatMulInteger's sums (float 8 operands: their exact sums, as Python ints), each
+  times its scales and divided by the result's in Fractions, rounded once: half to even into an
+  integer type, to the nearest float 8 value by Cast's rules (saturating) into a float 8 type.
 
 Where the texts are silent fastbits decides once (:doc:`quantize`): a NaN quotient counts as 0
 into an integer type; a FLOAT8E8M0 scale with no ``precision`` divides in float32;
-DynamicQuantizeLinear of all zeros has the scale 1; MatMulInteger's sums wrap modulo 2**32.
+DynamicQuantizeLinear of all zeros has the scale 1; MatMulInteger's sums wrap modulo 2**32, and
+so do QLinearMatMul's of two integer operands; a QLinearMatMul result of zero is +0.
 """
 
 from __future__ import annotations
 
+import math
+import sys
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -33,8 +40,8 @@ import numpy as np
 from . import _cast_py, spec
 from .spec import DataType, Quantization
 
-__all__ = ["dequantize", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "quantize",
-           "quantize_linear"]
+__all__ = ["dequantize", "dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "qlinear_matmul",
+           "qlinear_product", "quantize", "quantize_linear"]
 
 #: The integer types DequantizeLinear reads (the rest of its inputs are float types).
 INTEGER_INPUTS = frozenset(spec.INTEGER_RANGES)
@@ -373,3 +380,160 @@ def matmul_integer(a: Any, b: Any, a_zero_point: Any = None, b_zero_point: Any =
     bv = b.astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
     sums = np.asarray(np.matmul(av, bv))  # exact: |sum| <= k * 255**2 < 2**63
     return _fresh(sums.astype(np.uint32).view(np.int32), shape)  # modulo 2**32, two's complement
+
+
+# --------------------------------------------------------------------------
+# QLinearMatMul
+
+#: Columns of ``a`` whose products :func:`_exact_matmul` sums in int64 at a time.
+_DEPTH = 2**26
+
+
+def _fixed_point(x: np.ndarray, zero: np.ndarray) -> tuple[np.ndarray, int, np.ndarray | None]:
+    """``x - zero`` exactly: int64 integers times ``2**exponent`` (0 for the integer types, the
+    smallest quantum of a float 8 type), and the float64 differences where one is NaN or
+    infinite (None where none is)."""
+    code = spec.datatype_of(x.dtype)
+    if code in INTEGER_INPUTS:
+        return x.astype(np.int64) - zero.astype(np.int64), 0, None
+    exponent = _quantum(code)
+    with np.errstate(all="ignore"):
+        v = _values(x) - _values(zero)  # exact: the difference of two float 8 values has at most 35 bits
+    finite = np.isfinite(v)
+    fixed = np.ldexp(np.where(finite, v, 0.0), -exponent).astype(np.int64)
+    return fixed, exponent, None if finite.all() else v
+
+
+def _exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy.matmul of int64 arrays (2-D or more, each element below 2**35 in magnitude), each sum
+    exact: an object array of Python ints.  Each element is split into 18-bit halves, whose
+    products' sums fit in an int64 for :data:`_DEPTH` columns of ``a`` at a time."""
+    total = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]), object)
+    for k in range(0, a.shape[-1], _DEPTH):
+        pa, pb = a[..., k:k + _DEPTH], b[..., k:k + _DEPTH, :]
+        high_a, low_a, high_b, low_b = pa >> 18, pa & (2**18 - 1), pb >> 18, pb & (2**18 - 1)
+        total = (total + (np.matmul(high_a, high_b).astype(object) << 36)
+                 + ((np.matmul(high_a, low_b) + np.matmul(low_a, high_b)).astype(object) << 18)
+                 + np.matmul(low_a, low_b).astype(object))
+    return total
+
+
+def _non_finite(a: np.ndarray, special_a: np.ndarray | None, b: np.ndarray, special_b: np.ndarray | None
+                ) -> np.ndarray:
+    """Where a product's sum is NaN or infinite by IEEE's rules (inf * 0 and inf - inf are NaN),
+    that value; 0 elsewhere.  Each finite operand counts as its sign: the sum of those is finite,
+    and the non-finite ones decide alone.  numpy's einsum multiplies every pair, where BLAS
+    may skip a zero."""
+    signs_a = np.sign(a).astype(np.float64) if special_a is None else np.where(
+        np.isfinite(special_a), np.sign(special_a), special_a)
+    signs_b = np.sign(b).astype(np.float64) if special_b is None else np.where(
+        np.isfinite(special_b), np.sign(special_b), special_b)
+    with np.errstate(all="ignore"):
+        sums = np.einsum("...ik,...kj->...ij", signs_a, signs_b)
+    return np.where(np.isfinite(sums), 0.0, sums)
+
+
+def _odd(r: Fraction) -> float:
+    """``r`` rounded to a float64 to odd: its one rounding to a narrower type is then ``r``'s
+    (53 bits are at least 2 more than a float 8 type has); beyond float64's range, its largest
+    value, which rounding to odd gives."""
+    try:
+        f = float(r)  # correctly rounded
+    except OverflowError:
+        return math.copysign(sys.float_info.max, r)
+    if Fraction(f) != r and not int(np.float64(f).view(np.int64)) & 1:
+        f = math.nextafter(f, math.inf if r > f else -math.inf)
+    return f
+
+
+def _requantized(total: int, special: float, exponent: int, a_scale: float, b_scale: float, y_scale: float,
+                 zero: float, low: int | None, high: int | None) -> float:
+    """One result, as a float64: ``x / y_scale`` for ``x = total * 2**exponent * a_scale *
+    b_scale`` (or the non-finite ``special``), rounded half to even plus the zero point and
+    saturated to ``[low, high]``, or, for a float 8 result (``low`` None), plus the zero point
+    and rounded to odd (:func:`_odd`) for Cast."""
+    if special == 0 and all(map(math.isfinite, (a_scale, b_scale, y_scale, zero))) and y_scale != 0:
+        r = Fraction(total) * Fraction(2) ** exponent * Fraction(a_scale) * Fraction(b_scale) / Fraction(y_scale)
+        if low is None:
+            return _odd(r + Fraction(zero))
+        return float(min(max(round(r) + int(zero), low), high))  # round: half to even
+    # IEEE's arithmetic where a value is not finite (a float 8 zero point may be NaN) or y_scale is 0
+    x = (np.float64(special) if special != 0 else np.float64(float(total) * 2.0**exponent)) * a_scale * b_scale
+    q = x / np.float64(y_scale)
+    if low is None:
+        return float(q + zero)
+    whole = 0.0 if np.isnan(q) else np.rint(q)  # NaN counts as 0
+    return float(np.clip(whole + zero, low, high))
+
+
+def qlinear_product(call: spec.QLinearMatMulCall) -> np.ndarray:
+    """QLinearMatMul of a checked call (:func:`fastbits.spec.check_qlinear_matmul`)."""
+    a = call.a if call.a.ndim >= 2 else call.a.reshape(1, -1)
+    b = call.b if call.b.ndim >= 2 else call.b.reshape(-1, 1)
+    fixed_a, exponent_a, special_a = _fixed_point(a, call.a_zero)
+    fixed_b, exponent_b, special_b = _fixed_point(b, call.b_zero)
+    if exponent_a == exponent_b == 0:  # two integer types: MatMulInteger's sums, modulo 2**32
+        total = np.asarray(np.matmul(fixed_a, fixed_b)).astype(np.uint32).view(np.int32).astype(object)
+    else:
+        total = _exact_matmul(fixed_a, fixed_b)
+    special = (np.zeros(total.shape) if special_a is None and special_b is None
+               else _non_finite(fixed_a, special_a, fixed_b, special_b))
+    y = spec.datatype_of(call.y_zero.dtype)
+    low, high = spec.QUANTIZED_RANGES.get(y, (None, None))
+    with np.errstate(all="ignore"):
+        values = np.frompyfunc(_requantized, 9, 1)(
+            total, special, exponent_a + exponent_b, _values(call.a_scale), _values(call.b_scale),
+            _values(call.y_scale), _values(call.y_zero), low, high)
+    y_values = _cast(np.asarray(values, np.float64), y)  # in range for an integer type: Cast only stores it
+    return _fresh(y_values.reshape(call.shape), call.shape)
+
+
+@spec.public_function
+def qlinear_matmul(a: Any, a_scale: Any, a_zero_point: Any, b: Any, b_scale: Any, b_zero_point: Any, y_scale: Any,
+                   y_zero_point: Any, /) -> np.ndarray:
+    """ONNX QLinearMatMul (versions 10 and 21): ``saturate(x / y_scale + y_zero_point)`` for ``x``
+    the product of the dequantized operands, ``((a - a_zero_point) * a_scale) @ ((b -
+    b_zero_point) * b_scale)``, as numpy.matmul multiplies.
+
+    Parameters
+    ----------
+    a, b : array_like
+        int8, uint8 or a float 8 type, each of one axis or more (numpy.matmul's shapes).
+    a_scale, a_zero_point : array_like
+        One shape: one value (shape ``()`` or ``(1,)``), or one per row of ``a`` (``(M,)``, or
+        ``(..., M, 1)`` of ``a``'s rank).  The scale float32, float16 or bfloat16; the zero point
+        of ``a``'s type.
+    b_scale, b_zero_point : array_like
+        One value, or one per column of ``b`` (``(N,)``, or ``(..., 1, N)``); the scale of
+        ``a_scale``'s type, the zero point of ``b``'s.
+    y_scale, y_zero_point : array_like
+        One value each: the scale of ``a_scale``'s type; the zero point of the result's type
+        (int8, uint8 or a float 8 type).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``y_zero_point``'s type, a new C-contiguous array of numpy.matmul's result shape.
+
+    Notes
+    -----
+    Each result is computed exactly and rounded once.  The sums of two integer operands are
+    MatMulInteger's, exact modulo 2**32 ("accumulation may overflow if and only if in 32
+    bits"); a float 8 operand's are exact.  ``x / y_scale`` is exact too: an integer result is
+    it rounded half to even, plus the zero point, saturated to the type's range (NaN counts as
+    0); a float 8 result is it plus the zero point, rounded to nearest even by Cast's rules,
+    saturating.  A result of zero is +0.  onnx's reference and onnxruntime round the scales'
+    quotient to float32 first, which differs from this near a tie (:doc:`quantize`).
+
+    Examples
+    --------
+    >>> import numpy as np, fastbits
+    >>> a = np.array([[208, 236, 0, 238], [3, 214, 255, 29]], np.uint8)
+    >>> b = np.array([[152, 51, 244], [60, 26, 255], [0, 127, 246], [127, 254, 247]], np.uint8)
+    >>> fastbits.qlinear_matmul(a, np.float32(0.0066), np.uint8(113), b, np.float32(0.00705), np.uint8(114),
+    ...                         np.float32(0.0107), np.uint8(118))
+    array([[168, 115, 255],
+           [  1,  66, 151]], dtype=uint8)
+    """
+    return qlinear_product(spec.check_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+                                                     y_zero_point))

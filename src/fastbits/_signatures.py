@@ -32,7 +32,7 @@ from .spec.types import DataType
 __all__ = [
     "BinaryOperator", "BitCastOperator", "BitShiftOperator", "CastLikeOperator", "CastOperator", "Config",
     "ConfigUpdate", "DataTypeLike", "DequantizeOperator", "Direction", "DynamicQuantizeOperator", "GetNumThreads",
-    "LazyArray", "MatMulIntegerOperator", "Order", "PackFunction", "PackedBytes", "QuantizeOperator", "RoundMode", "RuntimeInfo", "Saturate", "SetNumThreads",
+    "LazyArray", "MatMulIntegerOperator", "QLinearMatMulOperator", "Order", "PackFunction", "PackedBytes", "QuantizeOperator", "RoundMode", "RuntimeInfo", "Saturate", "SetNumThreads",
     "Shape", "UnaryOperator", "UnpackFunction",
 ]
 
@@ -344,6 +344,26 @@ class MatMulIntegerOperator(Protocol):
     @overload
     def __call__(self, a: ArrayLike, b: ArrayLike, a_zero_point: ArrayLike | None = None,
                  b_zero_point: ArrayLike | None = None, /) -> NDArray[np.int32]: ...
+
+
+class QLinearMatMulOperator(Protocol):
+    """``qlinear_matmul``: an array of ``y_zero_point``'s type."""
+
+    @overload
+    def __call__(self, a: _LazyT, a_scale: ArrayLike | LazyArray, a_zero_point: ArrayLike | LazyArray,
+                 b: ArrayLike | LazyArray, b_scale: ArrayLike | LazyArray, b_zero_point: ArrayLike | LazyArray,
+                 y_scale: ArrayLike | LazyArray, y_zero_point: ArrayLike | LazyArray, /) -> _LazyT: ...
+    @overload
+    def __call__(self, a: ArrayLike, a_scale: ArrayLike | LazyArray, a_zero_point: ArrayLike | LazyArray, b: _LazyT,
+                 b_scale: ArrayLike | LazyArray, b_zero_point: ArrayLike | LazyArray, y_scale: ArrayLike | LazyArray,
+                 y_zero_point: ArrayLike | LazyArray, /) -> _LazyT: ...
+    @overload
+    def __call__(self, a: ArrayLike, a_scale: ArrayLike, a_zero_point: ArrayLike, b: ArrayLike, b_scale: ArrayLike,
+                 b_zero_point: ArrayLike, y_scale: ArrayLike, y_zero_point: NDArray[_ScalarT] | _ScalarT, /
+                 ) -> NDArray[_ScalarT]: ...
+    @overload
+    def __call__(self, a: ArrayLike, a_scale: ArrayLike, a_zero_point: ArrayLike, b: ArrayLike, b_scale: ArrayLike,
+                 b_zero_point: ArrayLike, y_scale: ArrayLike, y_zero_point: ArrayLike, /) -> NDArray[Any]: ...
 
 
 class PackFunction(Protocol):

@@ -6,9 +6,9 @@ The module itself is the backend, as onnx's test harness expects::
     onnx.backend.test.BackendTest(fastbits.onnx_backend, __name__)
 
 Whole models run through :class:`onnx.reference.ReferenceEvaluator` with
-:data:`fastbits.onnx_ops.OPS`: BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot,
-BitShift and BitCast on fastbits' kernels, every other operator on onnx's
-reference implementation.  CPU only.
+:data:`fastbits.onnx_ops.OPS`: its thirteen operators (the bitwise ones, BitCast, Cast,
+CastLike and the quantization operators) on fastbits' kernels, every other operator on
+onnx's reference implementation.  CPU only.
 
 >>> import numpy as np, onnx.helper as oh, fastbits.onnx_backend as backend
 >>> node = oh.make_node("BitCast", ["x"], ["y"], to=6)

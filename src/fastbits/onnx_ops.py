@@ -5,8 +5,8 @@
 
 The evaluator then runs every ``BitwiseAnd``, ``BitwiseOr``, ``BitwiseXor``,
 ``BitwiseNot``, ``BitShift``, ``BitCast``, ``Cast``, ``CastLike``,
-``QuantizeLinear``, ``DequantizeLinear``, ``DynamicQuantizeLinear`` and
-``MatMulInteger`` node of the default domain with
+``QuantizeLinear``, ``DequantizeLinear``, ``DynamicQuantizeLinear``,
+``MatMulInteger`` and ``QLinearMatMul`` node of the default domain with
 fastbits' kernels, and every other node with its own
 (a Cast from or to string goes to onnx's own Cast: fastbits leaves strings to
 onnx). It matches ``new_ops`` to nodes by ``(op_domain, class name)`` only,
@@ -14,14 +14,15 @@ whatever the model's opset, so the classes check the opset themselves: a node
 is refused, with an :class:`~fastbits.OpsetError` (a ``ValueError``), when the operator does not exist in the
 model's opset (BitCast before 26, the Bitwise operators before 18, BitShift
 before 11, Cast before 6, CastLike before 15, QuantizeLinear,
-DequantizeLinear and MatMulInteger before 10, DynamicQuantizeLinear before 11) or when the installed onnx knows
+DequantizeLinear, MatMulInteger and QLinearMatMul before 10, DynamicQuantizeLinear before 11) or when the installed onnx knows
 a later version of it than the ones fastbits implements. In a model whose
 opset is 11 to 27, BitShift is BitShift-11, which refuses signed types
 (:class:`~fastbits.TypeConstraintError`); Cast and CastLike refuse a type
 their version in the model does not take (float 8 before opset 19, int4 before
 21, float4e2m1 before 23, float8e8m0 before 24, int2 before 25, the float 6
 types before 28); QuantizeLinear and DequantizeLinear refuse what their version
-does not take likewise (a per-axis scale before 13, blocks before 21).
+does not take likewise (a per-axis scale before 13, blocks before 21), and
+QLinearMatMul-10 the float 8 types and scales other than float32.
 
 Errors are fastbits' own (:mod:`fastbits.errors`), of the class the function
 raised: :class:`~onnx.reference.op_run.OpRun` would wrap every ``TypeError``
@@ -79,7 +80,7 @@ from . import _ops, onnx_tensors, spec  # noqa: E402
 from .errors import ArgumentValueError, FastbitsError, OpsetError  # noqa: E402
 
 __all__ = ["OPS", "ReferenceEvaluator", "BitCast", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast",
-           "CastLike", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QuantizeLinear"]
+           "CastLike", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "QuantizeLinear"]
 
 
 def _schema(op: str, since: int | None = None) -> Any:
@@ -423,9 +424,27 @@ class MatMulInteger(_FastbitsOp):
         return (_ops.matmul_integer(a, b, a_zero_point, b_zero_point),)
 
 
+class QLinearMatMul(_FastbitsOp):
+    """ONNX QLinearMatMul (10 and 21) with :func:`fastbits.qlinear_matmul`; version 10 refuses
+    the float 8 types and float16 and bfloat16 scales.  Each result is the exact quotient rounded
+    once (onnx's reference rounds the scales' quotient to float32 first, and reads a float 8
+    operand as integers)."""
+
+    op_schema = _latest_schema(spec.QLINEAR_MATMUL, tuple(spec.QLINEAR_MATMUL_VERSIONS))
+    versions = tuple(spec.QLINEAR_MATMUL_VERSIONS)
+
+    def _run(self, a: Any, a_scale: Any, a_zero_point: Any, b: Any, b_scale: Any, b_zero_point: Any,  # type: ignore[override]
+             y_scale: Any, y_zero_point: Any) -> tuple[Any]:
+        args = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+        call = spec.check_qlinear_matmul(*args)
+        spec.check_qlinear_matmul_version(self.version, *(spec.datatype_of(v.dtype) for v in (
+            call.a, call.b, call.y_zero, call.a_scale)))
+        return (_ops.qlinear_matmul(*args),)
+
+
 #: The classes to pass as ``ReferenceEvaluator(..., new_ops=OPS)``.
 OPS: list[type[OpRun]] = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, CastLike,
-                          QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger]
+                          QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul]
 
 
 #: The installed onnx's evaluator's parameters: 1.21's has ``optimized`` and not

@@ -127,9 +127,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m fastbits bench",
         description="Time fastbits' BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, BitShift, BitCast, Cast, "
-                    "QuantizeLinear, DequantizeLinear, MatMulInteger, DynamicQuantizeLinear and packing against "
-                    "numpy (Cast: numpy's or ml_dtypes' astype; the quantizers: the numpy formula; MatMulInteger: "
-                    "a float64 matmul), onnxruntime and the onnx reference evaluator "
+                    "QuantizeLinear, DequantizeLinear, MatMulInteger, QLinearMatMul, DynamicQuantizeLinear and "
+                    "packing against numpy (Cast: numpy's or ml_dtypes' astype; the quantizers: the numpy formula; "
+                    "MatMulInteger and QLinearMatMul: a float64 matmul), onnxruntime and the onnx reference evaluator "
                     "(alone, and with fastbits' operators), interleaved in one process, after checking that "
                     "every result equals numpy's bit for bit, and an int4 model's construction and one run in "
                     "onnx's evaluator and fastbits' subclass; each rate as a "

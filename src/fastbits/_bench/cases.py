@@ -81,6 +81,11 @@ SHIFT_NOTE = ("shift amounts drawn in [0, bits): outside that range numpy's shif
               "not BitShift-28's text, and onnxruntime's uint64 shifted by 64 returns its input (#28262)")
 
 
+#: The matrix products' inputs, in their functions' order (the arrays' keys).
+PRODUCTS = {"matmul_integer": ("a", "b", "za", "zb"),
+            "qlinear_matmul": ("a", "sa", "za", "b", "sb", "zb", "ys", "yz")}
+
+
 def operands(arrays: dict[str, Any]) -> list[Any]:
     """An elementwise case's operands, in order: ``a``, and ``b`` unless the operator is unary."""
     return [arrays[k] for k in ("a", "b") if k in arrays]
@@ -93,7 +98,7 @@ class Case:
     group: str
     name: str
     op: str                                  # a key of ELEMENTWISE, "bitcast", "cast", "pack", "unpack",
-                                             # "quantize", "dequantize", "matmul_integer",
+                                             # "quantize", "dequantize", a key of PRODUCTS,
                                              # "dynamic_quantize", "model-build" or "model-run"
     build: Callable[[np.random.Generator], dict[str, Any]]
     tiers: str                               # "s": smoke, "q": quick, "f": full
@@ -141,6 +146,9 @@ class Case:
         if self.op == "matmul_integer":
             return (f"{spec_of(arrays['a'])} @ {spec_of(arrays['b'])} -> int32, per-tensor zero points "
                     f"{arrays['za']} and {arrays['zb']}; onnx models: every input a graph input")
+        if self.op == "qlinear_matmul":
+            return (f"{spec_of(arrays['a'])} @ {spec_of(arrays['b'])} -> {arrays['yz'].dtype}, per-tensor float32 "
+                    f"scales and zero points; onnx models: every input a graph input")
         if self.op == "dynamic_quantize":
             return f"{spec_of(arrays['x'])} -> uint8 y, its float32 scale and uint8 zero point"
         if self.op in MODEL_OPS:
@@ -410,6 +418,20 @@ def _matmul_integer(a, b, za, zb):
     return ((a.astype(np.float64) - za) @ (b.astype(np.float64) - zb)).astype(np.int32)
 
 
+QLINEAR_NOTE = ("numpy's column: MatMulInteger's sums as numpy's (float64 BLAS), then np.rint(sums * (a_scale * "
+                "b_scale) / y_scale) in float64 plus y_zero_point, clipped: the exact quotient's rounding "
+                "wherever it lies more than 2**-45 from a tie (onnx's reference and onnxruntime take the "
+                "scales' quotient in float32, which moves a quotient within about 2**-24 of one); onnx's "
+                "reference multiplies in int32 without BLAS. A product: no rate and no ceiling")
+
+
+def _qlinear_matmul(a, sa, za, b, sb, zb, ys, yz):
+    sums = _matmul_integer(a, b, za, zb)
+    info = np.iinfo(yz.dtype)
+    quotient = sums * (np.float64(sa) * np.float64(sb)) / np.float64(ys)  # the scales' product is exact
+    return np.clip(np.rint(quotient) + int(yz), info.min, info.max).astype(yz.dtype)
+
+
 def _dynamic_quantize(x):
     f32 = np.float32
     low, high = np.minimum(f32(0), x.min()), np.maximum(f32(0), x.max())
@@ -420,7 +442,8 @@ def _dynamic_quantize(x):
 
 def _quantized_arithmetic_cases() -> list[Case]:
     """MatMulInteger of uint8 activations by an int8 weight, as onnxruntime's quantize_dynamic
-    makes it (M = 16 rows), and DynamicQuantizeLinear of float32 activations."""
+    makes it (M = 16 rows), the same as QLinearMatMul into uint8 (quantize_static's QOperator
+    format), and DynamicQuantizeLinear of float32 activations."""
 
     def matmul_case(m, k, n, tiers):
         def build(rng):
@@ -431,6 +454,15 @@ def _quantized_arithmetic_cases() -> list[Case]:
         return Case("quantize", f"matmul_integer uint8@int8 ({_size(m)},{_size(k)})@({_size(k)},{_size(n)})",
                     "matmul_integer", build, tiers, to="INT32", reference=_matmul_integer, note=MATMUL_NOTE)
 
+    def qlinear_case(m, k, n, tiers):
+        def build(rng):
+            return {"a": rng.integers(0, 256, (m, k), dtype=np.uint8), "sa": np.float32(0.02), "za": np.uint8(131),
+                    "b": rng.integers(-128, 128, (k, n), dtype=np.int8), "sb": np.float32(0.003),
+                    "zb": np.int8(0), "ys": np.float32(0.25 * np.sqrt(k)), "yz": np.uint8(128)}
+
+        return Case("quantize", f"qlinear_matmul uint8@int8 ({_size(m)},{_size(k)})@({_size(k)},{_size(n)})",
+                    "qlinear_matmul", build, tiers, to="UINT8", reference=_qlinear_matmul, note=QLINEAR_NOTE)
+
     def dynamic_case(n, tiers):
         def build(rng):
             return {"x": (rng.standard_normal(n) * 3.0 + 0.5).astype(np.float32)}
@@ -439,6 +471,7 @@ def _quantized_arithmetic_cases() -> list[Case]:
                     to="UINT8", reference=_dynamic_quantize, note=DYNAMIC_NOTE)
 
     return [matmul_case(4, 64, 64, "s"), matmul_case(16, K, K, "q"), matmul_case(16, 4 * K, 4 * K, "f"),
+            qlinear_case(4, 64, 64, "s"), qlinear_case(16, K, K, "q"), qlinear_case(16, 4 * K, 4 * K, "f"),
             dynamic_case(K, "s"), dynamic_case(M, "q"), dynamic_case(16 * M, "f")]
 
 
@@ -599,7 +632,7 @@ def bytes_moved(case: Case, arrays: dict[str, Any]) -> int:
     if case.op in ELEMENTWISE:
         xs = operands(arrays)
         return sum(x.nbytes for x in xs) + _result_bytes(xs)
-    if case.op == "matmul_integer":  # a product, not a stream of elements: no rate, no ceiling
+    if case.op in PRODUCTS:  # a product, not a stream of elements: no rate, no ceiling
         return 0
     x = arrays["x"]
     if case.op == "dynamic_quantize":  # the input and y
@@ -622,8 +655,8 @@ def bytes_written(case: Case, arrays: dict[str, Any]) -> int:
     ``stream_threshold`` is compared with, so what decides whether a case is out of cache."""
     if case.op in ELEMENTWISE:
         return _result_bytes(operands(arrays))
-    if case.op == "matmul_integer":
-        return arrays["a"].shape[0] * arrays["b"].shape[1] * 4
+    if case.op in PRODUCTS:
+        return arrays["a"].shape[0] * arrays["b"].shape[1] * (4 if case.op == "matmul_integer" else 1)
     x = arrays["x"]
     if case.op in ("cast", "quantize", "dequantize", "dynamic_quantize"):
         return x.size * spec.numpy_dtype(spec.DataType[case.to]).itemsize

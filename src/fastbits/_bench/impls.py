@@ -20,7 +20,7 @@ import fastbits
 from fastbits import _ops, spec
 
 from . import ort as _ort
-from .cases import ELEMENTWISE, MODEL_OPS, Case, operands
+from .cases import ELEMENTWISE, MODEL_OPS, PRODUCTS, Case, operands
 
 NotApplicable = str   # a prepare() that cannot run the case returns the reason
 
@@ -59,9 +59,9 @@ def _fastbits_prepare(module, packing, threads: int | None = None):
         elif case.op == "dequantize":
             x, scale, block, axis = arrays["x"], arrays["scale"], case.block_size, case.axis
             fn = lambda: module.dequantize_linear(x, scale, axis=axis, block_size=block)  # noqa: E731
-        elif case.op == "matmul_integer":
-            a, b, za, zb = arrays["a"], arrays["b"], arrays["za"], arrays["zb"]
-            fn = lambda: module.matmul_integer(a, b, za, zb)  # noqa: E731
+        elif case.op in PRODUCTS:
+            product, inputs = getattr(module, case.op), [arrays[name] for name in PRODUCTS[case.op]]
+            fn = lambda: product(*inputs)  # noqa: E731
         elif case.op == "dynamic_quantize":
             x = arrays["x"]
             fn = lambda: module.dynamic_quantize_linear(x)[0]  # noqa: E731  y, which every column gives
@@ -89,9 +89,9 @@ def numpy_prepare(case, arrays):
     if case.op in ("quantize", "dequantize"):
         x, scale, reference = arrays["x"], arrays["scale"], case.reference
         return lambda: reference(x, scale)
-    if case.op == "matmul_integer":
-        a, b, za, zb, reference = arrays["a"], arrays["b"], arrays["za"], arrays["zb"], case.reference
-        return lambda: reference(a, b, za, zb)
+    if case.op in PRODUCTS:
+        inputs, reference = [arrays[name] for name in PRODUCTS[case.op]], case.reference
+        return lambda: reference(*inputs)
     x, reference = arrays["x"], case.reference
     return lambda: reference(x)
 
@@ -103,6 +103,8 @@ def _model(models: _ort.Models, case: Case, arrays: dict[str, Any]):
         return models.quantize(case.op, arrays["x"].dtype, arrays["scale"].dtype, case.to, case.axis, case.block_size)
     if case.op == "matmul_integer":
         return models.matmul_integer(arrays["a"].dtype, arrays["b"].dtype)
+    if case.op == "qlinear_matmul":
+        return models.qlinear_matmul(arrays["a"].dtype, arrays["b"].dtype, arrays["yz"].dtype)
     if case.op == "dynamic_quantize":
         return models.dynamic_quantize()
     return models.model(case.op, arrays["x"].dtype, case.to, case.saturate)
@@ -113,8 +115,8 @@ def _feeds(case: Case, arrays: dict[str, Any]) -> dict[str, Any]:
     and DequantizeLinear's ``scale``)."""
     if case.op in ("quantize", "dequantize"):
         return {"x": arrays["x"], "scale": arrays["scale"]}
-    if case.op == "matmul_integer":
-        return {name: np.asarray(arrays[name]) for name in ("a", "b", "za", "zb")}
+    if case.op in PRODUCTS:
+        return {name: np.asarray(arrays[name]) for name in PRODUCTS[case.op]}
     return dict(zip("ab", operands(arrays))) if case.op in ELEMENTWISE else {"x": arrays["x"]}
 
 

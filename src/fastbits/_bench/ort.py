@@ -99,6 +99,20 @@ class Models:
             self.models[key] = self._make(node, inputs, [h.make_tensor_value_info("y", TP.INT32, None)], 21)
         return self.models[key]
 
+    def qlinear_matmul(self, a_dtype, b_dtype, y_dtype):
+        """QLinearMatMul of ``a`` by ``b``, with per-tensor float32 scales ``sa``, ``sb``, ``ys`` and
+        zero points ``za``, ``zb``, ``yz``, every one a graph input, into ``y``."""
+        h, TP = self.helper, self.onnx.TensorProto
+        ta, tb, ty = self.tensor_type(a_dtype), self.tensor_type(b_dtype), self.tensor_type(y_dtype)
+        key = ("qlinear_matmul", ta, tb, ty)
+        if key not in self.models:
+            names = (("a", ta), ("sa", TP.FLOAT), ("za", ta), ("b", tb), ("sb", TP.FLOAT), ("zb", tb),
+                     ("ys", TP.FLOAT), ("yz", ty))
+            node = h.make_node("QLinearMatMul", [n for n, _ in names], ["y"])
+            inputs = [h.make_tensor_value_info(n, t, None) for n, t in names]
+            self.models[key] = self._make(node, inputs, [h.make_tensor_value_info("y", ty, None)], 21)
+        return self.models[key]
+
     def dynamic_quantize(self):
         """DynamicQuantizeLinear of float32 ``x``: ``y`` (the first output), its scale and zero point."""
         h, TP = self.helper, self.onnx.TensorProto

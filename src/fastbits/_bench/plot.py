@@ -18,6 +18,7 @@ from typing import Any
 OPERATORS = {"and": "BitwiseAnd", "or": "BitwiseOr", "xor": "BitwiseXor", "not": "BitwiseNot",
              "shl": "BitShift", "shr": "BitShift", "bitcast": "BitCast",
              "quantize": "QuantizeLinear", "dequantize": "DequantizeLinear", "matmul_integer": "MatMulInteger",
+             "qlinear_matmul": "QLinearMatMul",
              "dynamic_quantize": "DynamicQuantizeLinear", "pack": "pack / unpack",
              "unpack": "pack / unpack"}
 

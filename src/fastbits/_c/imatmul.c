@@ -13,6 +13,7 @@
 #include "imatmul.h"
 #include "cpu.h"
 
+#include <math.h>
 #include <string.h>
 
 #if FB_HAVE_AVX2
@@ -145,4 +146,47 @@ void fb_imatmul_block(const fb_imatmul *p, fb_ssize m0, fb_ssize m1, fb_ssize n0
     }
     for (i = 0; i < rows; i++)  /* the sums' bits are their int32s' (two's complement), as Cast writes */
         memcpy(p->c + (m0 + i) * p->ldc + n0, sums + i * FB_IMATMUL_COLS, (size_t)cols * sizeof *sums);
+}
+
+/* The integer nearest s * p / y, ties to even, for finite p and y, y != 0, where that quotient is
+   below 2**20 in magnitude.  q, its rounding in two steps, is within 2**-52 |q| <= 2**-32 of
+   it, so q's nearest integer c is the answer unless q is within 2**-30 of a tie h = c +- 1/2;
+   there the sign of s * p - h * y decides, exactly: fma gives the product's rounding error lo
+   (s * p = hi + lo), h * y is exact (22 and 24 bits), and hi - h * y is exact where the two are
+   within a factor of 2 (Sterbenz), and else far larger than lo, with the right sign. */
+static double nearest(int32_t s, double p, double y, double q) {
+    double c = nearbyint(q), h, hi, lo, d;
+    if (fabs(fabs(q - c) - 0.5) > 0x1p-30)
+        return c;
+    h = q >= c ? c + 0.5 : c - 0.5;
+    hi = (double)s * p;
+    lo = fma((double)s, p, -hi);
+    d = (hi - h * y) + lo;  /* the sign of s * p - h * y */
+    if (y < 0)
+        d = -d;             /* now the sign of s * p / y - h */
+    if (d == 0)             /* a tie: the even one of c and the other */
+        return fmod(c, 2.0) == 0 ? c : (h > c ? c + 1 : c - 1);
+    if (h > c)
+        return d > 0 ? c + 1 : c;
+    return d < 0 ? c - 1 : c;
+}
+
+void fb_requantize(const int32_t *s, const double *p, fb_ssize p_step, fb_ssize count, double y_scale, int zero,
+                   int low, int high, uint8_t *y) {
+    fb_ssize i;
+    for (i = 0; i < count; i++) {
+        double pi = p[i * p_step], q = (double)s[i] * pi / y_scale, v;
+        int r;
+        if (isnan(q))
+            v = 0;  /* NaN counts as 0 (0 / 0, 0 * inf) */
+        else if (!(fabs(q) < 0x1p20))
+            v = q;  /* saturates */
+        else if (!isfinite(pi) || !isfinite(y_scale) || y_scale == 0)
+            v = nearbyint(q);  /* IEEE's quotient: 0 here */
+        else
+            v = nearest(s[i], pi, y_scale, q);
+        v += zero;
+        r = v < low ? low : v > high ? high : (int)v;
+        y[i] = (uint8_t)(r & 0xFF);  /* two's complement bytes for int8 */
+    }
 }

@@ -33,4 +33,12 @@ typedef struct {
    FB_IMATMUL_COLS columns. */
 void fb_imatmul_block(const fb_imatmul *p, fb_ssize m0, fb_ssize m1, fb_ssize n0, fb_ssize n1);
 
+/* QLinearMatMul's last step: y[i] = saturate(round(s[i] * p[i * p_step] / y_scale) + zero) for
+   i < count, into [low, high] (an 8-bit integer type's range; y holds its bytes), rounded half
+   to even from the exact quotient.  p is a_scale * b_scale, exact in a double (two scales of at
+   most 24 significant bits); where p or y_scale is not finite, or y_scale is 0, the quotient is
+   IEEE's, and a NaN one counts as 0. */
+void fb_requantize(const int32_t *s, const double *p, fb_ssize p_step, fb_ssize count, double y_scale, int zero,
+                   int low, int high, uint8_t *y);
+
 #endif /* FASTBITS_IMATMUL_H */

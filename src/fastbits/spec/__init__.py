@@ -13,7 +13,8 @@ so they cannot disagree on what is allowed.  One concern a module:
 * ``cast``: Cast's and CastLike's types and attributes, and the float formats Cast writes;
 * ``quantize``: QuantizeLinear's and DequantizeLinear's types by version, their attributes and
   the granularity of a scale; DynamicQuantizeLinear's type;
-* ``matmul``: MatMulInteger's types and the shapes of its operands and zero points;
+* ``matmul``: MatMulInteger's and QLinearMatMul's types and the shapes of their operands, scales
+  and zero points;
 * ``subbyte``: the bits of the 4-, 2- and 6-bit types and ONNX's packed layout;
 * ``tensors``: how a TensorProto's fields store each type (onnx.proto);
 * ``elementwise``: the integer operators' operands, broadcasting, ``out=`` and ``copy``;
@@ -79,7 +80,16 @@ from .operators import (
     SINCE_VERSION,
     TYPE_CONSTRAINT,
 )
-from .matmul import MATMUL_INTEGER, MATMUL_INTEGER_T, check_matmul_integer
+from .matmul import (
+    MATMUL_INTEGER,
+    MATMUL_INTEGER_T,
+    QLINEAR_MATMUL,
+    QLINEAR_MATMUL_VERSIONS,
+    QLinearMatMulCall,
+    check_matmul_integer,
+    check_qlinear_matmul,
+    check_qlinear_matmul_version,
+)
 from .quantize import (
     DEQUANTIZE,
     DEQUANTIZE_VERSIONS,
@@ -125,6 +135,11 @@ __all__ = [
     "DYNAMIC_QUANTIZE_T",
     "MATMUL_INTEGER",
     "MATMUL_INTEGER_T",
+    "QLINEAR_MATMUL",
+    "QLINEAR_MATMUL_VERSIONS",
+    "QLinearMatMulCall",
+    "check_qlinear_matmul",
+    "check_qlinear_matmul_version",
     "FUNCTIONS",
     "OPTIONAL_POSITIONAL",
     "PublicFunction",

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ..errors import AllocationError, ArgumentTypeError
 from .messages import out_of_memory
 from .cast import CAST, CAST_LIKE
-from .matmul import MATMUL_INTEGER
+from .matmul import MATMUL_INTEGER, QLINEAR_MATMUL
 from .quantize import DEQUANTIZE, DYNAMIC_QUANTIZE, QUANTIZE
 from .operators import BITCAST, BITSHIFT, BITWISE_AND, BITWISE_NOT, BITWISE_OR, BITWISE_XOR
 from .subbyte import PACK, UNPACK
@@ -62,6 +62,8 @@ FUNCTIONS: dict[str, PublicFunction] = {
     "dynamic_quantize_linear": PublicFunction(("x",), {}, DYNAMIC_QUANTIZE, "quant", operands=1),
     "matmul_integer": PublicFunction(("a", "b", "a_zero_point", "b_zero_point"), {}, MATMUL_INTEGER, "quant",
                                      operands=4, optional=2),
+    "qlinear_matmul": PublicFunction(("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale",
+                                      "y_zero_point"), {}, QLINEAR_MATMUL, "quant", operands=8),
     "pack": PublicFunction(("x",), {}, PACK, "packing", operands=1),
     "unpack": PublicFunction(("data", "to", "shape"), {}, UNPACK, "packing", operands=1),
     "get_num_threads": PublicFunction((), {}, "get_num_threads", "runtime"),

@@ -25,6 +25,7 @@ fastbits.cast(f32, "INT8", round_mode="upward")  # E: No overload variant of "__
 fastbits.cast(f32, "INT8", saturate=2)  # E: No overload variant of "__call__" of "CastOperator"
 fastbits.quantize_linear(f32, f32, axis="0")  # E: No overload variant of "__call__" of "QuantizeOperator"
 fastbits.matmul_integer(i8, i8, axis=1)  # E: No overload variant of "__call__" of "MatMulIntegerOperator"
+fastbits.qlinear_matmul(i8, f32, i8, i8)  # E: No overload variant of "__call__" of "QLinearMatMulOperator"
 fastbits.unpack(b"\xe1\x07", "int4", 3)  # E: No overload variant of "__call__" of "UnpackFunction"
 fastbits.unpack(b"\xe1\x07", "int4", "3")  # E: Argument 3 to "__call__" of "UnpackFunction" has incompatible type "str"
 fastbits.unpack([225, 7], "int4", (3,))  # E: No overload variant of "__call__" of "UnpackFunction"

@@ -24,5 +24,6 @@ def lazy(x: da.Array, i8: npt.NDArray[np.int8], f32: npt.NDArray[np.float32]) ->
     assert_type(fastbits.dynamic_quantize_linear(x), tuple[da.Array, da.Array, da.Array])
     assert_type(fastbits.matmul_integer(x, i8), da.Array)
     assert_type(fastbits.matmul_integer(i8, x, i8), da.Array)
+    assert_type(fastbits.qlinear_matmul(x, np.float32(1), i8, i8, np.float32(1), i8, np.float32(1), i8), da.Array)
     assert_type(fastbits.pack(x), da.Array)
     assert_type(fastbits.unpack(x, "int4", (4,)), da.Array)

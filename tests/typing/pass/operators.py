@@ -78,6 +78,8 @@ assert_type(fastbits.dynamic_quantize_linear(f32),
             tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.uint8]])
 assert_type(fastbits.matmul_integer(i8, i8), npt.NDArray[np.int32])
 assert_type(fastbits.matmul_integer(i8, i8, zero_i8, None), npt.NDArray[np.int32])
+# QLinearMatMul: the result zero point's type
+assert_type(fastbits.qlinear_matmul(i8, scale, zero_i8, i8, scale, zero_i8, scale, zero_i8), npt.NDArray[np.int8])
 
 # the packed layout
 int4 = np.zeros(3, ml_dtypes.int4)
