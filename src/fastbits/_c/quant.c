@@ -77,35 +77,62 @@ static FB_ALWAYS_INLINE uint32_t canonical(float y) {
         memcpy((at), &y_, sizeof y_);                                                            \
     } while (0)
 
+/* An int16 or uint16 element i of a contiguous row, by memcpy (the row need not be aligned). */
+static FB_ALWAYS_INLINE float dq_i16(const char *x, fb_ssize i) {
+    int16_t v;
+    memcpy(&v, x + 2 * i, sizeof v);
+    return (float)v;
+}
+
+static FB_ALWAYS_INLINE float dq_u16(const char *x, fb_ssize i) {
+    uint16_t v;
+    memcpy(&v, x + 2 * i, sizeof v);
+    return (float)v;
+}
+
+/* A contiguous row of an integer type into float32, with one scale (per tensor, or blocks along
+   the row) or a scale per element (per axis, or blocks along an outer axis, as quantizers lay
+   out a K x N weight): ELEMENT(i) is element i's value.  Loops the compiler vectorizes. */
+#define DQ_F32_CONTIGUOUS(ELEMENT)                                                               \
+    do {                                                                                         \
+        uint32_t *out_bits = (uint32_t *)(void *)o;                                              \
+        if (sp == 0) {                                                                           \
+            fb_qparam c;                                                                         \
+            memcpy(&c, p, sizeof c);                                                             \
+            for (i = 0; i < n; i++) out_bits[i] = canonical((ELEMENT(i) - c.zero) * c.scale);    \
+        } else {                                                                                 \
+            const fb_qparam *c = (const fb_qparam *)(const void *)p;                             \
+            for (i = 0; i < n; i++) out_bits[i] = canonical((ELEMENT(i) - c[i].zero) * c[i].scale); \
+        }                                                                                        \
+    } while (0)
+#define DQ_I8(i) dq_small(in[i], 1, xbits)
+#define DQ_U8(i) dq_small(in[i], 0, xbits)
+#define DQ_I16(i) dq_i16(x, i)
+#define DQ_U16(i) dq_u16(x, i)
+
 static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
                                         const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
     if (q->y == FB_NUM_F32) {
-        /* the contiguous rows of a one-byte integer type, with one scale (per tensor, or blocks
-           along the row) or a scale per element (per axis or blocks along an outer axis, as
-           quantizers lay out a K x N weight): loops the compiler vectorizes */
-        if ((q->x == FB_NUM_I8 || q->x == FB_NUM_U8) && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) &&
-            sx == 1 && so == 4) {
+        if (so == 4 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam))) {
             const uint8_t *in = (const uint8_t *)x;
             const int xbits = q->xbits;
-            uint32_t *out_bits = (uint32_t *)(void *)o;
-            if (sp == 0) {
-                fb_qparam c;
-                memcpy(&c, p, sizeof c);
-                if (q->x == FB_NUM_I8)
-                    for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c.zero) * c.scale);
-                else
-                    for (i = 0; i < n; i++) out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c.zero) * c.scale);
-            } else {
-                const fb_qparam *c = (const fb_qparam *)(const void *)p;
-                if (q->x == FB_NUM_I8)
-                    for (i = 0; i < n; i++)
-                        out_bits[i] = canonical((dq_small(in[i], 1, xbits) - c[i].zero) * c[i].scale);
-                else
-                    for (i = 0; i < n; i++)
-                        out_bits[i] = canonical((dq_small(in[i], 0, xbits) - c[i].zero) * c[i].scale);
+            if (q->x == FB_NUM_I8 && sx == 1) {
+                DQ_F32_CONTIGUOUS(DQ_I8);
+                return;
             }
-            return;
+            if (q->x == FB_NUM_U8 && sx == 1) {
+                DQ_F32_CONTIGUOUS(DQ_U8);
+                return;
+            }
+            if (q->x == FB_NUM_I16 && sx == 2) {
+                DQ_F32_CONTIGUOUS(DQ_I16);
+                return;
+            }
+            if (q->x == FB_NUM_U16 && sx == 2) {
+                DQ_F32_CONTIGUOUS(DQ_U16);
+                return;
+            }
         }
         DQ_ROW(STORE_F32);
     } else {
