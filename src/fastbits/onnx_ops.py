@@ -111,6 +111,16 @@ def _attributes(op: str, domain: str, versions: tuple[int, ...]) -> dict[int, fr
     return {v: frozenset(onnx.defs.get_schema(op, v, domain).attributes) for v in versions}
 
 
+@functools.cache
+def _active_version(op: str, domain: str, opset: int) -> int | None:
+    """The version of ``op`` that ``opset`` of ``domain`` has (None before its first): looked up
+    once per operator and opset, not once per node."""
+    try:
+        return int(onnx.defs.get_schema(op, opset, domain).since_version)
+    except onnx.defs.SchemaError:
+        return None
+
+
 class _FastbitsOp(OpRun):
     """What the operators share: the opset check and unwrapped errors."""
 
@@ -144,10 +154,7 @@ class _FastbitsOp(OpRun):
     def _check_opset(cls, opset: int) -> int:
         op = cls.op_schema.name
         versions = cls.versions or (cls.op_schema.since_version,)
-        try:
-            active = onnx.defs.get_schema(op, opset, cls.op_domain).since_version
-        except onnx.defs.SchemaError:
-            active = None
+        active = _active_version(op, cls.op_domain, opset)
         if active in versions:
             return active
         if active is None:
