@@ -378,8 +378,13 @@ def matmul_integer(a: Any, b: Any, a_zero_point: Any = None, b_zero_point: Any =
     a, b, za, zb, shape = spec.check_matmul_integer(a, b, a_zero_point, b_zero_point)
     av = a.astype(np.int64) - (0 if za is None else za.astype(np.int64))
     bv = b.astype(np.int64) - (0 if zb is None else zb.astype(np.int64))
-    sums = np.asarray(np.matmul(av, bv))  # exact: |sum| <= k * 255**2 < 2**63
-    return _fresh(sums.astype(np.uint32).view(np.int32), shape)  # modulo 2**32, two's complement
+    return _fresh(_int32_sums(av, bv), shape)
+
+
+def _int32_sums(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy.matmul of int64 arrays of 8-bit operands less their zero points, each sum exact
+    (|sum| <= k * 255**2 < 2**63) and then taken modulo 2**32 as a two's complement int32."""
+    return np.asarray(np.matmul(a, b)).astype(np.uint32).view(np.int32)
 
 
 # --------------------------------------------------------------------------
@@ -473,7 +478,7 @@ def qlinear_product(call: spec.QLinearMatMulCall) -> np.ndarray:
     fixed_a, exponent_a, special_a = _fixed_point(a, call.a_zero)
     fixed_b, exponent_b, special_b = _fixed_point(b, call.b_zero)
     if exponent_a == exponent_b == 0:  # two integer types: MatMulInteger's sums, modulo 2**32
-        total = np.asarray(np.matmul(fixed_a, fixed_b)).astype(np.uint32).view(np.int32).astype(object)
+        total = _int32_sums(fixed_a, fixed_b).astype(object)
     else:
         total = _exact_matmul(fixed_a, fixed_b)
     special = (np.zeros(total.shape) if special_a is None and special_b is None
