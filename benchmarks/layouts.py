@@ -1,5 +1,8 @@
-"""The layouts of issue 29's table against numpy: transposed, permuted and Fortran-ordered
-operands, whose fresh results take their layout (numpy's order='K').
+"""Layouts against numpy: transposed, permuted and Fortran-ordered operands, whose fresh
+results take their layout (numpy's order='K'); and Cast into a preallocated ``out=``, into
+another order, and from a byte-swapped input, against numpy's and ml_dtypes' ``astype`` and
+assignment (4M float32: into float16, numpy's; into FLOAT8E4M3FN without saturation,
+ml_dtypes').
 
 Each case alternates fastbits' call and numpy's, 41 rounds, and prints the medians and
 numpy's time over fastbits' (above 1: fastbits is faster).  A benchmark, not a test:
@@ -10,6 +13,7 @@ numpy's time over fastbits' (above 1: fastbits is faster).  A benchmark, not a t
 import statistics
 import time
 
+import ml_dtypes
 import numpy as np
 
 import fastbits
@@ -32,6 +36,26 @@ def main() -> None:
         ("Fortran (2K,2K) & column", lambda: fastbits.bitwise_and(f, column), lambda: np.bitwise_and(f, column)),
         ("bitcast(a.T, FLOAT, copy=True)", lambda: fastbits.bitcast(a.T, "FLOAT", copy=True),
          lambda: np.copy(a.T).view(np.float32)),
+    ]
+    x = rng.standard_normal((2048, 2048)).astype(np.float32) * 100
+    swapped = x.astype(">f4")
+    half, f8 = np.empty(x.shape, np.float16), np.empty(x.shape, ml_dtypes.float8_e4m3fn)
+    e4m3 = fastbits.DataType.FLOAT8E4M3FN
+
+    def assign(out, values):
+        out[...] = values
+        return out
+
+    cases += [
+        ("cast float16 fresh (2K,2K)", lambda: fastbits.cast(x, np.float16), lambda: x.astype(np.float16)),
+        ("cast float16 out=", lambda: fastbits.cast(x, np.float16, out=half), lambda: assign(half, x)),
+        ("cast float16 order=F", lambda: fastbits.cast(x, np.float16, order="F"),
+         lambda: x.astype(np.float16, order="F")),
+        ("cast float16 from >f4", lambda: fastbits.cast(swapped, np.float16), lambda: swapped.astype(np.float16)),
+        ("cast e4m3fn out= (ml_dtypes)", lambda: fastbits.cast(x, e4m3, saturate=False, out=f8),
+         lambda: assign(f8, x)),
+        ("cast e4m3fn from >f4 (ml_dtypes)", lambda: fastbits.cast(swapped, e4m3, saturate=False),
+         lambda: swapped.astype(ml_dtypes.float8_e4m3fn)),
     ]
     for name, ours, theirs in cases:
         ours(), theirs()

@@ -16,7 +16,7 @@ import pytest
 
 import fastbits
 from fastbits import DataType, _cast_py, spec
-from support import FLOAT_SPECS, INT_RANGES, NAN, cast_exact, exact_of_bits, exact_values, same_cast_result
+from support import COMPILED, FLOAT_SPECS, INT_RANGES, NAN, cast_exact, exact_of_bits, exact_values, same_cast_result
 
 CAST_TYPES = sorted(spec.CAST_T)
 NARROW = [t for t in CAST_TYPES if spec.bit_width(t) <= 16]
@@ -296,6 +296,64 @@ def test_layouts_byte_orders_and_out(ops):
     assert ops.cast(base.T, DataType.INT8, order="C").flags.c_contiguous
     assert ops.cast(base, DataType.INT8, order="F").flags.f_contiguous
     assert ops.cast(base, DataType.INT8, order="A").flags.c_contiguous
+
+
+#: The wide sources and targets of the layout tests: C conversions both ways (the one-byte
+#: sources look up tables, built at their first call).
+_LAYOUT_PAIRS = [(DataType.FLOAT, DataType.FLOAT8E4M3FN), (DataType.FLOAT, DataType.FLOAT16),
+                 (DataType.DOUBLE, DataType.BFLOAT16), (DataType.FLOAT16, DataType.INT4),
+                 (DataType.INT32, DataType.FLOAT8E5M2FNUZ), (DataType.BFLOAT16, DataType.UINT8),
+                 (DataType.INT64, DataType.FLOAT), (DataType.FLOAT, DataType.INT32), (DataType.INT16, DataType.FLOAT16)]
+
+
+def _layout_calls(ops, x: np.ndarray, dst):
+    """A cast of ``x`` with ``out=`` (native and byte-swapped), each order and a byte-swapped
+    input: each call's result, beside the fresh result of a contiguous native copy."""
+    target = dtype_of(dst)
+    native, swapped = np.empty(x.shape, target), np.empty(x.shape, target.newbyteorder())
+    calls = {"out native": ops.cast(x, dst, out=native), "out swapped": ops.cast(x, dst, out=swapped),
+             "byte-swapped input": ops.cast(x.astype(x.dtype.newbyteorder()), dst),
+             "cast_like out": ops.cast_like(x, np.zeros(1, target), out=np.empty(x.shape, target))}
+    for order in "CFA":
+        calls[f"order {order}"] = ops.cast(x, dst, order=order)
+    strided = np.empty((x.shape[0], 2 * x.shape[1]), target)[:, ::2]
+    calls["out strided"] = ops.cast(x, dst, out=strided)
+    if x.dtype.itemsize == target.itemsize:  # out over x itself: the input is read before it is written
+        both = x.copy()
+        calls["out over x"] = ops.cast(both, dst, out=both.view(target))
+    return calls
+
+
+@pytest.mark.parametrize(("src", "dst"), _LAYOUT_PAIRS, ids=lambda t: t.name)
+def test_out_order_and_byte_order_give_the_fresh_results(ops, src, dst):
+    """Every layout of a call gives the values of a fresh cast (itself exact: the tests above)
+    in the layout asked for, random bits in the source included (NaN payloads, infinities)."""
+    rng = np.random.default_rng(int(src) * 32 + int(dst))
+    width = dtype_of(src).itemsize
+    x = rng.integers(0, 256, (5, 7, width), np.uint8).view(dtype_of(src)).reshape(5, 7)[:, ::-2].T
+    expected = ops.cast(np.ascontiguousarray(x), dst)
+    for name, got in _layout_calls(ops, x, dst).items():
+        same = got.astype(dtype_of(dst)).tobytes() == expected.tobytes()  # bit for bit, C order
+        assert got.shape == x.shape and same, (name, src.name, dst.name)
+    assert ops.cast(x, dst, order="F").flags.f_contiguous and ops.cast(x, dst, order="C").flags.c_contiguous
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+@pytest.mark.parametrize(("src", "dst"), _LAYOUT_PAIRS, ids=lambda t: t.name)
+def test_compiled_layouts_run_the_c_conversions(monkeypatch, src, dst):
+    """``out=``, an order and a byte-swapped input run the C conversions on the compiled path:
+    with the reference's conversion made to fail, every such call still succeeds."""
+    x = np.arange(-20, 20, dtype=np.int8).astype(dtype_of(src)).reshape(8, 5)
+    COMPILED.cast(x, dst)
+
+    def reference(*args):
+        raise AssertionError("the reference converted a call the C conversions take")
+
+    monkeypatch.setattr(_cast_py, "_convert", reference)
+    _layout_calls(COMPILED, x, dst)
+    with pytest.raises(AssertionError):  # FLOAT8E8M0 is still the reference's
+        COMPILED.cast(x, DataType.FLOAT8E8M0, out=np.empty(x.shape, ml_dtypes.float8_e8m0fnu))
 
 
 def test_cast_like_takes_the_target_type(ops):

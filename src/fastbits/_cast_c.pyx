@@ -7,7 +7,8 @@ From a type of 8 bits or fewer, a cast looks each byte up in a table of its 256 
 ``round_mode``) at the first call that needs it; from a wider type, the C conversions
 (FB_OP_CONVERT, ``_c/convert.c``) run into every target but FLOAT8E8M0, with each type's C
 number and float format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).
-Any other call (a subclass, ``out=``, another order, FLOAT8E8M0) is the reference's.  The
+A call with ``out=``, another order or a byte-swapped input runs the reference's checks and
+layout around the same conversions; FLOAT8E8M0 and a subclass are the reference's.  The
 public functions are entry points of :mod:`fastbits._common`.
 """
 
@@ -70,7 +71,7 @@ cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
     return _cast_array(e, <cnp.ndarray>x, dst, options) if dst >= 0 else None
 
 
-cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options):
+cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, object into=None):
     cdef int src
     cdef fb_cast c
     if _cast_codes(X, options, &src) < 0:
@@ -81,17 +82,17 @@ cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options):
         if not fb_published(&table.ready):
             return None
         return unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, b_width=0, swap=0, mask=0, stream=0,
-                                        table=table.data), table.descr, e.opname)
+                                        table=table.data), table.descr, e.opname, into)
     if T.cast_from[src] < 0 or T.cast_to[dst].dst < 0 or T.descr[dst] == NULL or not cnp.PyArray_ISNOTSWAPPED(X):
         return None
     if src == dst:  # a copy, NaN payloads and all, as the reference's astype
         return unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], b_width=0, swap=0, mask=0,
-                                        stream=0, table=NULL), T.descr[dst], e.opname)
+                                        stream=0, table=NULL), T.descr[dst], e.opname, into)
     c = T.cast_to[dst]
     c.src = T.cast_from[src]
     c.saturate = c.saturate and (<object>options[0] is True)
     return unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X), b_width=0,
-                                    swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname)
+                                    swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into)
 
 
 cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) except *:
@@ -110,12 +111,31 @@ cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) exce
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
-    """The reference's Cast; and, for a one-byte source, the table of its 256 results for the
+    """A call the fast path declines (``out=``, an order other than "K", a byte-swapped input,
+    a one-byte source whose table is not built yet, FLOAT8E8M0, a subclass): the reference's
+    checks, ``out`` and ``order``, with the C conversions where they convert (a byte-swapped
+    input is swapped first); and, for a one-byte source, the table of its 256 results for the
     next call (built by the reference itself, so the two cannot differ)."""
     x, to = <object>args[0], <object>args[1]
     saturate, mode = <object>options[0], <object>options[1]
-    reference = _cast_py.cast if e.opname is spec.CAST else _cast_py.cast_like
-    result = reference(x, to, saturate=saturate, round_mode=mode, out=<object>options[2], order=<object>options[3])
+
+    def convert(values, src, dst, saturate, round_mode, into):
+        # written straight into ``into`` where it is of the native target type, aligned and
+        # apart from the input; else a fresh result, which the reference's layout step copies
+        cdef PyObject* plain[4]  # the checked saturate and round_mode; no out; order "K"
+        if type(values) is np.ndarray:
+            if not values.dtype.isnative:
+                values = values.astype(values.dtype.newbyteorder("="))
+            if into is not None and not (into.dtype == spec.numpy_dtype(dst) and into.dtype.isnative
+                                         and into.flags.aligned and not np.may_share_memory(into, values)):
+                into = None
+            plain[0], plain[1], plain[2], plain[3] = <PyObject*>saturate, <PyObject*>round_mode, <PyObject*>None, _K
+            result = _cast_array(e, <cnp.ndarray>values, int(dst), plain, into)
+            if result is not None:
+                return result
+        return _cast_py._convert(values, src, dst, saturate, round_mode)
+
+    result = _cast_py.run(e.opname, x, to, saturate, mode, <object>options[2], <object>options[3], convert)
     if type(x) is np.ndarray:
         if e.opname is spec.CAST_LIKE:  # the type of target_type, as the reference read it
             to = spec.as_array(e.opname, to, "target_type", spec.CAST_T).dtype

@@ -29,6 +29,7 @@ Python: every step is a numpy operation over the whole array.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -245,22 +246,39 @@ def _convert(x: np.ndarray, src: DataType, dst: DataType, saturate: bool, round_
     return result.astype(target)
 
 
-def _cast(op: str, x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, order: Any) -> np.ndarray:
+def run(op: str, x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, order: Any,
+        convert: Callable[..., np.ndarray] | None = None) -> np.ndarray:
+    """Cast (``to``: a type) or CastLike (``to``: an array of the target type), each call's
+    checks, ``out`` and ``order`` as the reference's.  The values are converted by
+    :func:`_convert`, or by ``convert`` (the compiled path's C conversions), which takes
+    :func:`_convert`'s parameters and ``into``, the array the result goes into (``out``, a
+    fresh array of the order asked for, or None for a C-contiguous one), and returns ``into``
+    written or a new array."""
+    if op == CAST_LIKE:
+        to = spec.as_array(op, to, "target_type", spec.CAST_T).dtype
     order = spec.check_order(op, order)
     saturate = spec.check_saturate(op, saturate)
     round_mode = spec.check_round_mode(op, round_mode)
     x = spec.as_array(op, x, "input", spec.CAST_T)
     src, dst = spec.check_cast(op, x.dtype, to)
+    into = None
     if out is not None:
-        out = spec.check_out(op, out, x.shape, dst)
+        into = spec.check_out(op, out, x.shape, dst)
+    elif not (order == "C" or (order != "F" and x.flags.c_contiguous)):  # another layout than C's
+        into = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
     with np.errstate(all="ignore"):  # overflow to infinity is the rule, not an accident
-        result = _convert(x, src, dst, saturate, round_mode)
-    if out is None:
-        if result.flags.c_contiguous and (order == "C" or (order != "F" and x.flags.c_contiguous)):
+        if convert is None:
+            result = _convert(x, src, dst, saturate, round_mode)
+        else:
+            result = convert(x, src, dst, saturate, round_mode, into)
+    if result is into:
+        return result
+    if into is None:
+        if result.flags.c_contiguous:
             return result  # already laid out as allocate would lay it out: no second copy
-        out = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
-    out[...] = result  # by value: out may be in either byte order
-    return out
+        into = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
+    into[...] = result  # by value: out may be in either byte order
+    return into
 
 
 @spec.public_function
@@ -323,7 +341,7 @@ def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", ou
     >>> fastbits.cast(np.array([200], np.int16), np.int8)
     array([-56], dtype=int8)
     """
-    return _cast(CAST, x, to, saturate, round_mode, out, order)
+    return run(CAST, x, to, saturate, round_mode, out, order)
 
 
 @spec.public_function
@@ -338,5 +356,4 @@ def cast_like(x: Any, target_type: Any, /, *, saturate: Any = True, round_mode: 
     >>> fastbits.cast_like(np.array([2.5, 3.5]), np.zeros(0, np.int8))
     array([2, 3], dtype=int8)
     """
-    target = spec.as_array(CAST_LIKE, target_type, "target_type", spec.CAST_T)
-    return _cast(CAST_LIKE, x, target.dtype, saturate, round_mode, out, order)
+    return run(CAST_LIKE, x, target_type, saturate, round_mode, out, order)

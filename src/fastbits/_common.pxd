@@ -50,7 +50,7 @@ cdef inline int type_code(const Types* T, int t) noexcept:
 # A new array of dtype ``descr`` (borrowed; elements of ``kernel.width`` bytes) laid out as
 # ``numpy.copy(x)`` lays out its copy, each element ``kernel`` of ``x``'s, on the engine: BitCast's
 # copies and Cast's conversions.
-cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname)
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=*)
 
 
 cdef inline bint same_dims(int nd, const cnp.npy_intp* x, const cnp.npy_intp* y) noexcept:

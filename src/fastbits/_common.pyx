@@ -99,17 +99,24 @@ cdef void _add_conversions() except *:
         TYPES.cast_to[int(t)] = c
 
 
-cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname):
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=None):
+    """``kernel`` over ``x`` into a fresh array of ``descr`` laid out as ``x`` (numpy's order
+    "K"), or into ``into``: an array of x's shape, of ``descr``'s itemsize, aligned, writeable
+    and apart from ``x`` (the caller's checks); returns the array written."""
     cdef fb_plan pl
     cdef fb_operand input
     cdef int nd = cnp.PyArray_NDIM(x), d, c_order
     cdef Py_ssize_t total = cnp.PyArray_SIZE(x)
     cdef cnp.npy_intp strides[FB_MAXD]
     snapshot(&pl.config)
-    c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x), kernel.width,
-                             cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
-    O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, descr, total * kernel.width,
-                  opname)
+    if into is not None:
+        O = into
+    else:
+        c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x),
+                                 kernel.width, cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x),
+                                 <Py_ssize_t*>strides)
+        O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, descr, total * kernel.width,
+                      opname)
     if total == 0:
         return O
     input.nd = nd
