@@ -3,8 +3,10 @@
     python benchmarks/quantize.py [--rounds 9]
 
 Rows: DequantizeLinear of the int4 model's 4096 x 4096 weight (blocks of 32 along axis 1,
-float32 scales) into float32, and QuantizeLinear of 16M float32 values into int4 and into
-FLOAT8E4M3FN (one float32 scale).  Each round calls every column once, in a fresh random
+float32 scales) into float32, QuantizeLinear of 16M float32 values into int4 and into
+FLOAT8E4M3FN (one float32 scale), of 4M float16 values into int8 in float16 precision, and
+DequantizeLinear of 4M int32 values less a zero point (these two against fastbits' pure
+reference).  Each round calls every column once, in a fresh random
 order: fastbits at its threads and on one thread, onnx's ReferenceEvaluator running a one-node
 model (fastbits._bench.ort's), and, for DequantizeLinear, ``np.copy`` of its float32 result
 (numpy's copy, one thread: a floor for any call that writes those 64 MiB).  The table gives the
@@ -23,6 +25,7 @@ import numpy as np
 from onnx.reference import ReferenceEvaluator
 
 import fastbits
+from fastbits import _ops
 from fastbits._bench.models import INT4_BLOCK, int4_weight
 from fastbits._bench.ort import Models
 
@@ -44,6 +47,18 @@ def rows(rng: np.random.Generator):
         found.append((f"QuantizeLinear float32 -> {to}, 16M values", {
             "fastbits": lambda dtype=dtype: fastbits.quantize_linear(x, scale, output_dtype=dtype),
             "onnx": lambda q=q: q.run(None, {"x": x, "scale": scale})[0]}))
+    # float16 precision (a float16 scale): the kernels' scalar loop, against the pure reference
+    half, half_scale = x[:4 << 20].astype(np.float16), np.array(0.02, np.float16)
+    reference = _ops.load("python").quantize_linear
+    found.append(("QuantizeLinear float16 -> INT8 in float16 precision, 4M values", {
+        "fastbits": lambda: fastbits.quantize_linear(half, half_scale, np.int8(0)),
+        "reference": lambda: reference(half, half_scale, np.int8(0))}))
+    # int32 (a QDQ model's bias) less a zero point: the kernels' exact products, against the reference
+    wide, wide_scale, wide_zero = rng.integers(-2**31, 2**31, 4 << 20).astype(np.int32), np.float32(1e-6), np.int32(77)
+    dequantize = _ops.load("python").dequantize_linear
+    found.append(("DequantizeLinear int32 less a zero point -> float32, 4M values", {
+        "fastbits": lambda: fastbits.dequantize_linear(wide, wide_scale, wide_zero),
+        "reference": lambda: dequantize(wide, wide_scale, wide_zero)}))
     return found
 
 

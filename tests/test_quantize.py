@@ -621,6 +621,46 @@ def test_results_are_new_native_arrays_of_the_inputs_shape(ops):
     assert isinstance(scalar, np.ndarray) and scalar.shape == () and scalar == 2.0
 
 
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+def test_compiled_kernels_take_other_precisions_and_layouts(monkeypatch):
+    """QuantizeLinear in float16 and bfloat16 precision, DequantizeLinear of int32 and of
+    float8e5m2 less a zero point, and a byte-swapped or unaligned input (on a native, aligned
+    copy) run the kernels on the compiled path: with the reference made to fail, each call
+    still succeeds, and a swapped or unaligned input gives the native input's result."""
+    from fastbits import _quant_py
+
+    xf = np.arange(-40, 40, dtype=np.float32).reshape(8, 10) / 3
+    xi = np.arange(-40, 40, dtype=np.int16).reshape(8, 10)
+    scale, axis_scale = np.float32(0.5), np.linspace(0.25, 2.0, 10).astype(np.float32)
+    bf16 = spec.numpy_dtype(D.BFLOAT16)
+    calls = [("quantize_linear", xf, (scale, np.int8(3)), {}),
+             ("quantize_linear", xf, (axis_scale, np.zeros(10, np.uint8)), {"axis": 1}),
+             ("quantize_linear", xf, (np.float16(0.3),), {}),
+             ("quantize_linear", xf.astype(bf16), (axis_scale.astype(bf16), np.zeros(10, np.int8)), {"axis": 1}),
+             ("quantize_linear", xf, (axis_scale,), {"axis": 1, "precision": D.FLOAT16, "output_dtype": D.INT4}),
+             ("quantize_linear", xf, (scale,), {"precision": D.BFLOAT16, "output_dtype": D.FLOAT8E4M3FN}),
+             ("dequantize_linear", xi, (scale, np.int16(-2)), {}),
+             ("dequantize_linear", xi.astype(np.int32) * 2**24, (axis_scale, np.full(10, -2**31 + 5, np.int32)),
+              {"axis": 1}),
+             ("dequantize_linear", xf.astype(spec.numpy_dtype(D.FLOAT8E5M2)),
+              (np.float16(0.3), np.array(1.5, spec.numpy_dtype(D.FLOAT8E5M2))), {}),
+             ("dequantize_linear", xi, (np.linspace(0.25, 2.0, 40).astype(np.float32).reshape(8, 5), None),
+              {"axis": 1, "block_size": 2})]
+
+    def reference(*args):
+        raise AssertionError("the reference ran a call the kernels take")
+
+    monkeypatch.setattr(_quant_py, "quantize", reference)
+    monkeypatch.setattr(_quant_py, "dequantize", reference)
+    for name, x, args, kw in calls:
+        want = getattr(COMPILED, name)(x, *args, **kw)
+        unaligned = np.frombuffer(b"\0" + x.tobytes(), x.dtype, offset=1).reshape(x.shape)
+        for variant in (x.astype(x.dtype.newbyteorder()), unaligned):
+            got = getattr(COMPILED, name)(variant, *args, **kw)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (name, variant.dtype, kw)
+
+
 @pytest.mark.parametrize("spelling", [1, D.FLOAT, np.float32, np.dtype(np.float32), "FLOAT", "float"],
                          ids=repr)
 def test_output_dtype_spellings(ops, spelling):

@@ -136,12 +136,15 @@ cdef extern from "_c/quant.h":
         float zero
     ctypedef struct fb_quant:
         int kind
+        int exact
         int x
         int xbits
         int y
         int low
         int high
         fb_cast format
+        int precision
+        fb_cast precision_format
         float value[256]
 
 

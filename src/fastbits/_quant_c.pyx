@@ -22,7 +22,8 @@ from .errors import AllocationError
 from ._clib cimport (
     FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_IMATMUL_COLS, FB_IMATMUL_ROWS, FB_MAX_THREADS, fb_cpu_init, fb_imatmul,
     fb_imatmul_block, fb_range_f32, fb_requantize,
-    FB_DEQUANTIZE, FB_MAXD, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_SMALL, FB_NUM_U8, FB_OP_QUANT, FB_QUANTIZE,
+    FB_DEQUANTIZE, FB_MAXD, FB_NUM_BF16, FB_NUM_F16, FB_NUM_F32, FB_NUM_FORMAT, FB_NUM_I8, FB_NUM_I32, FB_NUM_SMALL,
+    FB_NUM_U8, FB_OP_QUANT, FB_QUANTIZE,
     fb_claim, fb_config_t, fb_engine_broadcast, fb_kernel, fb_operand, fb_plan, fb_publish, fb_published, fb_qparam,
     fb_quant,
 )
@@ -67,6 +68,8 @@ cdef ValueTable VALUES[NUM_CODES]
 cdef dict _KINDS = {"tensor": KIND_TENSOR, "axis": KIND_AXIS, "blocked": KIND_BLOCKED}
 cdef int CODE_FLOAT = spec.DataType.FLOAT    # the fast path's scale; and QuantizeLinear's result
 cdef int CODE_UINT8 = spec.DataType.UINT8    # without a zero point or output_dtype
+cdef int CODE_FLOAT16 = spec.DataType.FLOAT16  # QuantizeLinear's other precisions the kernels take
+cdef int CODE_BFLOAT16 = spec.DataType.BFLOAT16
 # What the kernels take of the type table, by ONNX code (-1 or 0: not taken):
 cdef int DQ_X[NUM_CODES]        # DequantizeLinear's input as quant.h reads it (FB_NUM_*)
 cdef int DQ_XBITS[NUM_CODES]    # its bits, for a one-byte integer type
@@ -94,6 +97,8 @@ cdef void _build_quant_tables() except *:
         elif info.kind == "float" and info.bits <= 8:
             DQ_X[c] = FB_NUM_FORMAT
             DQ_WIDE[c] = info.bits == 8 and info.format.ebits == 5
+        elif t == spec.DataType.INT32:
+            DQ_X[c] = FB_NUM_I32
         if t in latest_q.x:
             QL_X[c] = reads
         if t in spec.QUANTIZED_RANGES:
@@ -217,12 +222,14 @@ cdef inline fb_kernel _quant_kernel(fb_quant* q, cnp.ndarray X, cnp.ndarray O) n
 
 cdef bint _dequantizer(fb_quant* q, int tx, int ty, bint nonzero_zero) except -1:
     """``q`` for DequantizeLinear of type ``tx`` into ``ty``; False where the kernels do not take
-    it (int32, and a float's bits minus a zero point: the reference's)."""
+    it.  int32, and a float 8 type of 5 exponent bits with a nonzero zero point, take the exact
+    products (quant.h: ``exact``)."""
     cdef const float* values
-    if DQ_X[tx] < 0 or (DQ_WIDE[tx] and nonzero_zero):
+    if DQ_X[tx] < 0:
         return False
     memset(q, 0, sizeof(q[0]))
     q.kind = FB_DEQUANTIZE
+    q.exact = DQ_X[tx] == FB_NUM_I32 or (DQ_WIDE[tx] and nonzero_zero)
     q.x = DQ_X[tx]
     q.xbits = DQ_XBITS[tx]
     if q.x == FB_NUM_FORMAT:
@@ -237,11 +244,15 @@ cdef bint _dequantizer(fb_quant* q, int tx, int ty, bint nonzero_zero) except -1
 
 cdef bint _quantizer(fb_quant* q, int tx, int ty, int precision, bint saturate) noexcept:
     """``q`` for QuantizeLinear of type ``tx`` into ``ty`` in ``precision``; False where the
-    kernels do not take it (another precision than float32: the reference's)."""
-    if QL_X[tx] < 0 or precision != CODE_FLOAT:
+    kernels do not take it (int32 precision: the reference's)."""
+    if QL_X[tx] < 0 or not (precision == CODE_FLOAT or precision == CODE_FLOAT16 or precision == CODE_BFLOAT16):
         return False
     memset(q, 0, sizeof(q[0]))
     q.kind = FB_QUANTIZE
+    q.precision = FB_NUM_F32 if precision == CODE_FLOAT else FB_NUM_F16 if precision == CODE_FLOAT16 else FB_NUM_BF16
+    if precision != CODE_FLOAT:
+        q.precision_format = T.cast_to[precision]
+        q.precision_format.saturate = 0  # beyond the largest value: an infinity
     q.x = QL_X[tx]
     q.format = T.cast_to[ty]
     if QL_Y[ty] >= 0:
@@ -269,9 +280,9 @@ cdef object _quant_checked(Entry e, object x, object scale, object zero, object 
     cdef cnp.ndarray P
     cdef bint dequantize = e.op == FB_DEQUANTIZE
     cdef bint taken
-    if not (x.dtype.isnative and x.flags.aligned):
-        taken = False
-    elif dequantize:
+    if not (x.dtype.isnative and x.flags.aligned):  # the kernels read native, aligned values
+        x = x.astype(x.dtype.newbyteorder("="))
+    if dequantize:
         taken = _dequantizer(&q, int(c.x), int(c.y), zero is not None and DQ_WIDE[int(c.x)] and zero.any())
     else:
         taken = _quantizer(&q, int(c.x), int(c.y), int(c.precision), c.saturate)
@@ -280,6 +291,8 @@ cdef object _quant_checked(Entry e, object x, object scale, object zero, object 
         snapshot(&config)
         result = _quant_result(&config, x, int(c.y), e.opname)
         if result is not None:
+            if q.exact and q.x == FB_NUM_I32 and zero is not None:  # an int32 zero point's bits (quant.h)
+                zero = zero.astype(np.int32).view(np.float32)
             P = _parameters(scale, zero, c.kind, 0.0 if dequantize else -0.0)
             return _quant_run(&config, &q, x, result, _KINDS[c.kind], c.axis, c.block,
                               <Py_ssize_t*>cnp.PyArray_DIMS(P), <Py_ssize_t*>cnp.PyArray_STRIDES(P),

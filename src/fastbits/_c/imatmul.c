@@ -187,6 +187,6 @@ void fb_requantize(const int32_t *s, const double *p, fb_ssize p_step, fb_ssize 
             v = nearest(s[i], pi, y_scale, q);
         v += zero;
         r = v < low ? low : v > high ? high : (int)v;
-        y[i] = (uint8_t)(r & 0xFF);  /* two's complement bytes for int8 */
+        y[i] = (uint8_t)r;  /* modulo 2**8 (C's rule): an int8's two's complement byte */
     }
 }

@@ -3,6 +3,7 @@
 #include "cpu.h"
 #include "numbers.h"
 
+#include <math.h>
 #include <string.h>
 
 /* --------------------------------------------------------------------------
@@ -77,6 +78,48 @@ static FB_ALWAYS_INLINE uint32_t canonical(float y) {
         memcpy((at), &y_, sizeof y_);                                                            \
     } while (0)
 
+/* x - zero point of an ``exact`` call (quant.h), in a double: exact. */
+static FB_ALWAYS_INLINE double dq_difference(const fb_quant *q, const char *x, float zero) {
+    if (q->x == FB_NUM_I32) {
+        int32_t v, z;
+        memcpy(&v, x, sizeof v);
+        memcpy(&z, &zero, sizeof z); /* the zero point's own bits */
+        return (double)v - (double)z;
+    }
+    return (double)dq_input(q, x) - (double)zero;
+}
+
+/* d * s rounded to odd in a double (its last bit set where the product is not exact): the
+   nearest double, moved one step toward the exact product where the step makes it odd. */
+static FB_ALWAYS_INLINE double dq_odd_product(double d, float s) {
+    const double r = d * (double)s;
+    const double e = fma(d, (double)s, -r); /* the exact product is r + e */
+    const uint64_t w = bits_of(r);
+    if (e == 0 || !isfinite(r) || (w & 1)) return r;
+    return double_of((e > 0) == (r > 0) ? w + 1 : w - 1);
+}
+
+/* One row of an ``exact`` DequantizeLinear, into float32 or a format. */
+static void dequantize_exact(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx, const char *p,
+                             fb_ssize sp, fb_ssize n) {
+    fb_ssize i;
+    format_t f = {0};
+    if (q->y != FB_NUM_F32) format_of(&q->format, &f);
+    for (i = 0; i < n; i++) {
+        fb_qparam c;
+        double r;
+        memcpy(&c, p + i * sp, sizeof c);
+        r = dq_odd_product(dq_difference(q, x + i * sx, c.zero), c.scale);
+        if (q->y == FB_NUM_F32) {
+            const uint32_t y = canonical((float)r);
+            memcpy(o + i * so, &y, sizeof y);
+        } else {
+            const uint16_t y = (uint16_t)encode(r == r ? r : (double)float_of(0x7FC00000u), &f);
+            memcpy(o + i * so, &y, sizeof y);
+        }
+    }
+}
+
 /* An int16 or uint16 element i of a contiguous row, by memcpy (the row need not be aligned). */
 static FB_ALWAYS_INLINE float dq_i16(const char *x, fb_ssize i) {
     int16_t v;
@@ -113,6 +156,10 @@ static FB_ALWAYS_INLINE float dq_u16(const char *x, fb_ssize i) {
 static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
                                         const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
+    if (q->exact) {
+        dequantize_exact(q, o, so, x, sx, p, sp, n);
+        return;
+    }
     if (q->y == FB_NUM_F32) {
         if (so == 4 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam))) {
             const uint8_t *in = (const uint8_t *)x;
@@ -170,6 +217,32 @@ static FB_ALWAYS_INLINE float ql_input(const fb_quant *q, const char *x) {
     }
 }
 
+/* The input's exact value (every value of the input types is a double). */
+static FB_ALWAYS_INLINE double ql_exact(const fb_quant *q, const char *x) {
+    if (q->x == FB_NUM_I32) {
+        int32_t v;
+        memcpy(&v, x, sizeof v);
+        return (double)v;
+    }
+    return (double)ql_input(q, x);
+}
+
+/* A double rounded once to the precision (float16 or bfloat16), as a float: those values are
+   floats exactly. */
+static FB_ALWAYS_INLINE float ql_round(const fb_quant *q, const format_t *pf, double v) {
+    const uint16_t code = (uint16_t)encode(v, pf);
+    return (float)(q->precision == FB_NUM_BF16 ? bf16_value(code) : f16_value(code));
+}
+
+/* x / scale in the call's precision: float32's division, or x and the scale rounded to the
+   precision, their quotient in a double rounded to it once more (quant.h). */
+static FB_ALWAYS_INLINE float ql_quotient(const fb_quant *q, const format_t *pf, const char *x, float scale) {
+    double v;
+    if (q->precision == FB_NUM_F32) return ql_input(q, x) / scale;
+    v = q->x == q->precision ? (double)ql_input(q, x) : (double)ql_round(q, pf, ql_exact(q, x)); /* already in it */
+    return ql_round(q, pf, v / (double)ql_round(q, pf, (double)scale));
+}
+
 /* A quotient as an integer result: NaN counts as 0; |q| clamped to 2**17 (which changes
    nothing: every zero point and range lies within 2**16); to nearest even by the add of
    1.5 * 2**23; then the zero point, saturated.  On the bits, with masks for the choices, so that
@@ -208,7 +281,7 @@ static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const for
             fb_qparam c;                                                                         \
             memcpy(&c, p, sizeof c);                                                             \
             for (i = 0; i < n; i++) {                                                            \
-                const float qt = ql_input(q, x + i * sx) / c.scale;                              \
+                const float qt = ql_quotient(q, &pf, x + i * sx, c.scale);                       \
                 const T y = (T)(EXPR);                                                           \
                 memcpy(o + i * so, &y, sizeof y);                                                \
             }                                                                                    \
@@ -218,7 +291,7 @@ static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const for
                 float qt;                                                                        \
                 T y;                                                                             \
                 memcpy(&c, p + i * sp, sizeof c);                                                \
-                qt = ql_input(q, x + i * sx) / c.scale;                                          \
+                qt = ql_quotient(q, &pf, x + i * sx, c.scale);                                   \
                 y = (T)(EXPR);                                                                   \
                 memcpy(o + i * so, &y, sizeof y);                                                \
             }                                                                                    \
@@ -229,12 +302,15 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
                                       const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
     const int32_t low = q->low, high = q->high;
+    const int f32 = q->precision == FB_NUM_F32;
+    format_t pf = {0}; /* the precision's format, where it is not float32 */
+    if (!f32) format_of(&q->precision_format, &pf);
     if (q->y == FB_NUM_FORMAT) {
         format_t f;
         format_of(&q->format, &f);
         /* the contiguous float32 rows with one scale and no zero point: a loop the compiler
            vectorizes */
-        if (q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1 && q->format.ebits + q->format.mbits < 8) {
+        if (f32 && q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1 && q->format.ebits + q->format.mbits < 8) {
             fb_qparam c;
             const float *in = (const float *)(const void *)x;
             memcpy(&c, p, sizeof c);
@@ -247,7 +323,7 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
         return;
     }
-    if (q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4 && so == 1) {
+    if (f32 && q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4 && so == 1) {
         const float *in = (const float *)(const void *)x;
         const uint8_t mask = (uint8_t)(q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
         if (sp == 0) {

@@ -9,10 +9,17 @@
    * DequantizeLinear of a one-byte type (a float type's values in a table) or of int16 or uint16:
      x - zero point is exact in a float, and so is its product with the scale in a double; a
      float32 result is the float product, correctly rounded by IEEE 754; a float16 or bfloat16
-     one the double product, encoded once.
-   * QuantizeLinear in float32 precision of a float32, float16, bfloat16 or int32 input: x
-     rounded to a float, IEEE's float division, then to an integer half to even and saturated,
-     or, for a float format, the quotient plus the zero point encoded by Cast's rules. */
+     one the double product, encoded once.  Of int32, or of a float 8 type of 5 exponent bits
+     with a zero point (``exact``): x - zero point is exact in a double (33 significant bits at
+     most), its product with the scale is rounded to odd in a double (the product's rounding
+     error by fma), and that is rounded once into the result, which is the exact product's
+     rounding (53 bits hold 2 more than any result's).
+   * QuantizeLinear of a float32, float16, bfloat16 or int32 input in float32 precision: x
+     rounded to a float, IEEE's float division; in float16 or bfloat16 precision: x and the
+     scale each rounded once to the precision, their quotient in a double (53 bits hold a
+     quotient of two 11-bit values closely enough that its rounding to the precision is the
+     exact quotient's) rounded once more.  Then to an integer half to even and saturated, or,
+     for a float format, the quotient plus the zero point encoded by Cast's rules. */
 #ifndef FASTBITS_QUANT_H
 #define FASTBITS_QUANT_H
 
@@ -29,9 +36,13 @@ typedef struct {
 
 typedef struct {
     int kind;  /* fb_quant_kind */
+    /* DequantizeLinear whose x - zero point needs a double (the header's ``exact``): int32 (its
+       zero point's 32 bits then stand in fb_qparam's ``zero``), or a float 8 type of 5 exponent
+       bits with a zero point */
+    int exact;
     /* The input, an fb_num: DequantizeLinear FB_NUM_I8 or FB_NUM_U8 (the low ``xbits`` bits
        of a byte: int8, uint8 and the 4- and 2-bit integers), FB_NUM_FORMAT (a one-byte float
-       type: its value is value[code]), FB_NUM_I16 or FB_NUM_U16; QuantizeLinear FB_NUM_F32,
+       type: its value is value[code]), FB_NUM_I16, FB_NUM_U16 or FB_NUM_I32; QuantizeLinear FB_NUM_F32,
        FB_NUM_F16, FB_NUM_BF16 or FB_NUM_I32. */
     int x;
     int xbits;
@@ -41,6 +52,10 @@ typedef struct {
     int y;
     int low, high;     /* QuantizeLinear into an integer: its range */
     fb_cast format;    /* FB_NUM_FORMAT and FB_NUM_SMALL results: the target's parameters */
+    /* QuantizeLinear's precision: FB_NUM_F32, or FB_NUM_F16 or FB_NUM_BF16 with their format
+       (overflow to infinity) in ``precision_format`` */
+    int precision;
+    fb_cast precision_format;
     float value[256];  /* DequantizeLinear of a one-byte type: each code's value */
 } fb_quant;
 
