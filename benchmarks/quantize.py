@@ -48,17 +48,16 @@ def rows(rng: np.random.Generator):
             "fastbits": lambda dtype=dtype: fastbits.quantize_linear(x, scale, output_dtype=dtype),
             "onnx": lambda q=q: q.run(None, {"x": x, "scale": scale})[0]}))
     # float16 precision (a float16 scale): the kernels' scalar loop, against the pure reference
+    pure = _ops.load("python")
     half, half_scale = x[:4 << 20].astype(np.float16), np.array(0.02, np.float16)
-    reference = _ops.load("python").quantize_linear
     found.append(("QuantizeLinear float16 -> INT8 in float16 precision, 4M values", {
         "fastbits": lambda: fastbits.quantize_linear(half, half_scale, np.int8(0)),
-        "reference": lambda: reference(half, half_scale, np.int8(0))}))
+        "reference": lambda: pure.quantize_linear(half, half_scale, np.int8(0))}))
     # int32 (a QDQ model's bias) less a zero point: the kernels' exact products, against the reference
     wide, wide_scale, wide_zero = rng.integers(-2**31, 2**31, 4 << 20).astype(np.int32), np.float32(1e-6), np.int32(77)
-    dequantize = _ops.load("python").dequantize_linear
     found.append(("DequantizeLinear int32 less a zero point -> float32, 4M values", {
         "fastbits": lambda: fastbits.dequantize_linear(wide, wide_scale, wide_zero),
-        "reference": lambda: dequantize(wide, wide_scale, wide_zero)}))
+        "reference": lambda: pure.dequantize_linear(wide, wide_scale, wide_zero)}))
     return found
 
 

@@ -261,11 +261,12 @@ def run(op: str, x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, orde
     round_mode = spec.check_round_mode(op, round_mode)
     x = spec.as_array(op, x, "input", spec.CAST_T)
     src, dst = spec.check_cast(op, x.dtype, to)
+    target = spec.numpy_dtype(dst).newbyteorder("=")
     into = None
     if out is not None:
         into = spec.check_out(op, out, x.shape, dst)
     elif not (order == "C" or (order != "F" and x.flags.c_contiguous)):  # another layout than C's
-        into = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
+        into = allocate(op, x.shape, target, (x,), order)
     with np.errstate(all="ignore"):  # overflow to infinity is the rule, not an accident
         if convert is None:
             result = _convert(x, src, dst, saturate, round_mode)
@@ -276,7 +277,7 @@ def run(op: str, x: Any, to: Any, saturate: Any, round_mode: Any, out: Any, orde
     if into is None:
         if result.flags.c_contiguous:
             return result  # already laid out as allocate would lay it out: no second copy
-        into = allocate(op, x.shape, spec.numpy_dtype(dst).newbyteorder("="), (x,), order)
+        into = allocate(op, x.shape, target, (x,), order)
     into[...] = result  # by value: out may be in either byte order
     return into
 
