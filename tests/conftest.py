@@ -5,7 +5,8 @@
 and ``unpack``, ``get_num_threads``/``set_num_threads`` and the runtime of the pure path or of
 the compiled one, behind the dispatch point as ``fastbits`` has them.  The compiled path is
 absent when the extension was not built; in a compiled tox env (FASTBITS_REQUIRE_EXTENSIONS=1)
-``test_compiled_module_loaded`` fails instead.
+``test_compiled_module_loaded`` fails instead. ``--paths`` chooses the paths (tox.ini's pure
+env and the baseline-loops test use it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from fastbits import _config
-from support import COMPILED, PATHS, PURE
+from support import PATHS
 
 # Hypothesis profiles: "default" for the normal run (quick), "long" for nightly-style runs:
 # HYPOTHESIS_PROFILE=long tox, or pytest --hypothesis-profile=long.
@@ -43,11 +44,25 @@ def config(ops, monkeypatch):
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--no-compiled",
-        action="store_true",
-        default=False,
-        help="run only the pure-Python path, skip tests marked 'compiled'",
+        "--paths",
+        default=",".join(PATHS),
+        metavar="NAMES",
+        help=f"the paths the tests that take one (ops, packing) run on: a comma-separated subset of "
+        f"{','.join(PATHS)} (the default: all of them), or 'none' to deselect those tests; without "
+        f"'cython', the tests marked 'compiled' are skipped too",
     )
+
+
+def _paths(config):
+    """{name: path} that ``--paths`` asks for, of those this install has."""
+    names = [name.strip() for name in config.getoption("--paths").split(",") if name.strip()]
+    if names == ["none"]:
+        return {}
+    if not names or set(names) - set(PATHS):
+        raise pytest.UsageError(
+            f"--paths={config.getoption('--paths')}: name paths of {', '.join(PATHS)}, or 'none'"
+        )
+    return {name: PATHS[name] for name in PATHS if name in names}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -58,15 +73,22 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if {"threads", "small_pool"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.thread_unsafe)
-    if config.getoption("--no-compiled") or COMPILED is None:
-        skip = pytest.mark.skip(reason="compiled path not available or deselected")
+    paths = _paths(config)
+    if not paths:
+        taking = [item for item in items if {"ops", "packing"} & set(getattr(item, "fixturenames", ()))]
+        if taking:
+            config.hook.pytest_deselected(items=taking)
+            kept = set(items) - set(taking)
+            items[:] = [item for item in items if item in kept]
+    if "cython" not in paths:
+        skip = pytest.mark.skip(reason="compiled path not available or deselected (--paths)")
         for item in items:
             if "compiled" in item.keywords:
                 item.add_marker(skip)
 
 
 def pytest_generate_tests(metafunc):
-    paths = {"python": PURE} if metafunc.config.getoption("--no-compiled") else PATHS
+    paths = _paths(metafunc.config)
     for name in ("ops", "packing"):
-        if name in metafunc.fixturenames:
+        if name in metafunc.fixturenames and paths:
             metafunc.parametrize(name, list(paths.values()), ids=list(paths), scope="session")
