@@ -15,7 +15,9 @@ args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(-e py314,py315)
 
 trap chroot_umount EXIT
-chroot_ensure amd64 python3.14-dev python3.14-venv python3.15-dev python3.15-venv gcc libc6-dev
+chroot_ensure amd64 python3.14-dev python3.14-venv python3.15-dev python3.15-venv gcc libc6-dev ccache
 chroot_copy_checkout "$chroot_dir" /root/fastbits
-# A fresh .venv and .tox each run, as in a fresh clone; pip's cache in the chroot is kept.
-chroot_run "$chroot_dir" /bin/sh -c 'cd /root/fastbits && PYTHON=python3.14 exec ./dev test "$@"' sh "${args[@]}"
+# A fresh .venv and .tox each run, as in a fresh clone; uv's and ccache's caches in the chroot
+# are kept (gcc through ccache: a later run compiles only what changed).
+chroot_run "$chroot_dir" /bin/sh -c 'cd /root/fastbits && CC="ccache gcc" PYTHON=python3.14 exec ./dev test "$@"' \
+    sh "${args[@]}"

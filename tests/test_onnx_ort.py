@@ -50,6 +50,11 @@ def _session(nodes, inputs, outputs, opset, options=None):
     # The lowest IR version for the opset: an older onnxruntime (the last one for Python
     # 3.10, say) refuses the newest IR version that onnx writes by default.
     model = oh.make_model(graph, opset_imports=opsets, ir_version=oh.find_min_ir_version_for(opsets))
+    # One thread each way: onnxruntime's default team spins between runs, taking a core from
+    # whatever else runs (the other threads of a parallel run, another suite); the outputs do
+    # not depend on it.
+    options = options or ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
     return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
