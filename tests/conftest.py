@@ -53,16 +53,19 @@ def pytest_addoption(parser):
     )
 
 
-def _paths(config):
-    """{name: path} that ``--paths`` asks for, of those this install has."""
-    names = [name.strip() for name in config.getoption("--paths").split(",") if name.strip()]
-    if names == ["none"]:
-        return {}
-    if not names or set(names) - set(PATHS):
-        raise pytest.UsageError(
-            f"--paths={config.getoption('--paths')}: name paths of {', '.join(PATHS)}, or 'none'"
-        )
-    return {name: PATHS[name] for name in PATHS if name in names}
+_PATHS = pytest.StashKey[dict]()
+
+
+def pytest_configure(config):
+    """Read ``--paths`` once: {name: path} of the paths it names, in PATHS' order."""
+    value = config.getoption("--paths")
+    names = {name.strip() for name in value.split(",") if name.strip()}
+    if names == {"none"}:
+        config.stash[_PATHS] = {}
+    elif names and names <= set(PATHS):
+        config.stash[_PATHS] = {name: path for name, path in PATHS.items() if name in names}
+    else:
+        raise pytest.UsageError(f"--paths={value}: name paths of {', '.join(PATHS)}, or 'none'")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -73,13 +76,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if {"threads", "small_pool"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.thread_unsafe)
-    paths = _paths(config)
-    if not paths:
-        taking = [item for item in items if {"ops", "packing"} & set(getattr(item, "fixturenames", ()))]
+    paths = config.stash[_PATHS]
+    if not paths:  # --paths=none: leave out the tests that take a path
+        kept, taking = [], []
+        for item in items:
+            (taking if {"ops", "packing"} & set(getattr(item, "fixturenames", ())) else kept).append(item)
         if taking:
             config.hook.pytest_deselected(items=taking)
-            kept = set(items) - set(taking)
-            items[:] = [item for item in items if item in kept]
+            items[:] = kept
     if "cython" not in paths:
         skip = pytest.mark.skip(reason="compiled path not available or deselected (--paths)")
         for item in items:
@@ -88,7 +92,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_generate_tests(metafunc):
-    paths = _paths(metafunc.config)
+    paths = metafunc.config.stash[_PATHS]
     for name in ("ops", "packing"):
         if name in metafunc.fixturenames and paths:
             metafunc.parametrize(name, list(paths.values()), ids=list(paths), scope="session")
