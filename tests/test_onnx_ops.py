@@ -622,6 +622,49 @@ def test_an_attribute_of_a_later_version_is_refused(op, opset, attributes, name,
     _fastbits(_attribute_model(op, opset, rest))   # the same node without it is built
 
 
+#: A value of each attribute the operators have, for a node that sets it.
+_SAMPLE_ATTRIBUTES = {"to": TP.FLOAT, "direction": "RIGHT", "round_mode": "down", "axis": 0, "block_size": 2,
+                      "output_dtype": TP.UINT8, "saturate": 0, "precision": TP.FLOAT16}
+
+
+def _loaded(op_run):
+    return {name: getattr(op_run, name) for name in op_run.attributes_names_}
+
+
+@pytest.mark.parametrize("cls", onnx_ops.OPS, ids=lambda cls: cls.__name__)
+def test_attributes_load_as_onnx_loads_them(cls):
+    """The classes read a version's attribute defaults once, not once per node as onnx's OpRun
+    does: each node gets what OpRun's own loading of its version's schema gives it, with its
+    required attributes only and with every attribute set."""
+    from onnx.reference.op_run import OpRun
+
+    op = cls.op_schema.name
+    for version in cls._implemented:
+        schema = onnx.defs.get_schema(op, version, "")
+        required = {name: _SAMPLE_ATTRIBUTES[name] for name, a in schema.attributes.items() if a.required}
+        every = {name: _SAMPLE_ATTRIBUTES[name] for name in schema.attributes}
+        for attributes in (required, every):
+            node = oh.make_node(op, ["x"], ["y"], **attributes)
+            params = {"opsets": {"": version}, "new_ops": None, "log": lambda *args: None}
+            ours = cls(node, params)
+            theirs = OpRun.__new__(cls)
+            theirs.onnx_node, theirs.run_params, theirs._schema, theirs.has_subgraph = node, params, schema, False
+            OpRun._load_attributes(theirs)
+            assert _loaded(ours) == _loaded(theirs), (version, attributes)
+            assert not ours.has_linked_attribute
+
+
+def test_attributes_linked_to_a_function_s_load_as_onnx_loads_them():
+    """A node of a function body whose attribute refers to the function's goes to OpRun's own
+    loading, which links it."""
+    from onnx.reference.op_run import RefAttrName
+
+    node = oh.make_node("Cast", ["x"], ["y"])
+    node.attribute.append(onnx.AttributeProto(name="to", ref_attr_name="target", type=onnx.AttributeProto.INT))
+    cast = onnx_ops.Cast(node, {"opsets": {"": 21}, "new_ops": None, "log": lambda *args: None})
+    assert cast.has_linked_attribute and isinstance(cast.to, RefAttrName) and cast.to.name == "target"
+
+
 def test_reference_evaluator_takes_onnxs_parameters():
     """fastbits.onnx_ops.ReferenceEvaluator takes every parameter of the installed onnx's
     evaluator, by name, kind and default, and those of the other onnx releases it supports

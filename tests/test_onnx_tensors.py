@@ -110,6 +110,10 @@ def _typed(code: int, dims, field: str, entries) -> TensorProto:
     (_typed(int(DataType.FLOAT6E2M3), [2], "int32_data", [1, 64]), r"int32_data holds 64, outside \[0, 63\]"),
     (_typed(TensorProto.INT8, [1], "int32_data", [200]), r"holds 200, outside \[-128, 127\]"),
     (_typed(TensorProto.FLOAT16, [1], "int32_data", [70000]), r"holds 70000, outside \[0, 65535\]"),
+    # many entries (read by numpy, not one by one): the bad one last
+    (_typed(TensorProto.INT8, [40], "int32_data", [0] * 39 + [-129]), r"holds -129, outside \[-128, 127\]"),
+    (_typed(TensorProto.UINT32, [20], "uint64_data", [1] * 19 + [2**32]),
+     r"holds 4294967296, outside \[0, 4294967295\]"),
     (_typed(TensorProto.UINT4, [3], "int32_data", [0x21, 0xF0]), r"padding bits"),
     (_typed(TensorProto.INT32, [3], "int32_data", [1, 2]), r"int32_data holds 2 entries, expected 3"),
     (_typed(TensorProto.COMPLEX64, [1], "float_data", [1.0]), r"float_data holds 1 entries, expected 2"),

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from typing import Any, NamedTuple
 
 _EXTRA = "pip install 'fastbits[onnx]'"
 
@@ -104,11 +104,24 @@ def _attribute_value(attribute: Any) -> Any:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
+class _Attributes(NamedTuple):
+    """The attributes of one version of an operator, from onnx's schema."""
+
+    names: frozenset[str]
+    #: The optional ones, with their default values (None where the schema gives none).
+    defaults: dict[str, Any]
+    required: frozenset[str]
+
+
 @functools.cache
-def _attributes(op: str, domain: str, versions: tuple[int, ...]) -> dict[int, frozenset[str]]:
-    """The attributes of each version of ``op`` fastbits implements, from onnx's schemas: looked
-    up once per operator, not once per node."""
-    return {v: frozenset(onnx.defs.get_schema(op, v, domain).attributes) for v in versions}
+def _attributes(op: str, domain: str, version: int) -> _Attributes:
+    """The attributes of ``op``-``version``: read from onnx's schema once per version, not once
+    per node."""
+    attributes = onnx.defs.get_schema(op, version, domain).attributes
+    undefined = onnx.AttributeProto.UNDEFINED
+    defaults = {name: None if a.default_value.type == undefined else _attribute_value(a.default_value)
+                for name, a in attributes.items() if not a.required}
+    return _Attributes(frozenset(attributes), defaults, frozenset(attributes.keys() - defaults.keys()))
 
 
 @functools.cache
@@ -127,11 +140,20 @@ class _FastbitsOp(OpRun):
     op_domain = ""
     #: The versions of the operator fastbits implements (the schema's, unless a class says more).
     versions: tuple[int, ...] = ()
+    #: The operator's name and the versions fastbits implements (set for each class).
+    _op: str
+    _implemented: tuple[int, ...]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._op = cls.op_schema.name
+        cls._implemented = cls.versions or (cls.op_schema.since_version,)
 
     def __init__(self, onnx_node: onnx.NodeProto, run_params: dict[str, Any], schema: Any = None) -> None:
         opset = run_params.get("opsets", {}).get(self.op_domain)
         #: The operator's version in this model (the latest when the model says nothing).
         self.version = self._check_opset(int(opset)) if opset is not None else self.op_schema.since_version
+        self._attributes = _attributes(self._op, self.op_domain, self.version)
         self._check_attributes(onnx_node)
         super().__init__(onnx_node, run_params, schema)
 
@@ -139,21 +161,37 @@ class _FastbitsOp(OpRun):
         """Refuse an attribute the node's version of the operator does not have (Cast-13's
         ``saturate``, QuantizeLinear-19's ``block_size``), as onnx's checker does: a later
         version's meaning would otherwise be given to a model that cannot mean it."""
-        op = self.op_schema.name
-        by_version = _attributes(op, self.op_domain, self.versions or (self.version,))
+        op = self._op
+        names = self._attributes.names
         for attribute in node.attribute:
-            if attribute.name in by_version[self.version]:
+            if attribute.name in names:
                 continue
-            since = [v for v, names in by_version.items() if attribute.name in names]
+            since = [v for v in self._implemented if attribute.name in _attributes(op, self.op_domain, v).names]
             came = f"it came with {op}-{min(since)}" if since else f"no version of {op} has it"
             which = f"node {node.name!r}" if node.name else "a node with no name"
             raise OpsetError(f"{op}: {which} has attribute '{attribute.name}', which {op}-{self.version} (the "
                              f"model's version) does not have; {came}")
 
+    def _load_attributes(self) -> None:
+        """OpRun's, with the defaults of the node's version read once per version: OpRun parses
+        every default of the schema again for each node, which is most of a node's set-up.  The
+        operators' attributes are integers and strings, read as OpRun reads them; a node with an
+        attribute linked to a function's, or without a required one, goes to OpRun's own."""
+        given, attributes = self.onnx_node.attribute, self._attributes
+        names = {a.name for a in given} if given else set()
+        if not attributes.required <= names or any(a.ref_attr_name for a in given):
+            super()._load_attributes()
+            return
+        self.has_linked_attribute = False
+        for name, value in attributes.defaults.items():
+            setattr(self, name, value)
+        for attribute in given:
+            setattr(self, attribute.name, _attribute_value(attribute))
+        self.attributes_names_ = names | attributes.defaults.keys()
+
     @classmethod
     def _check_opset(cls, opset: int) -> int:
-        op = cls.op_schema.name
-        versions = cls.versions or (cls.op_schema.since_version,)
+        op, versions = cls._op, cls._implemented
         active = _active_version(op, cls.op_domain, opset)
         if active in versions:
             return active
