@@ -678,7 +678,8 @@ def test_reference_evaluator_takes_onnxs_parameters():
     ours, theirs = parameters(onnx_ops.ReferenceEvaluator), parameters(ReferenceEvaluator)
     assert {name: ours.get(name) for name in theirs} == theirs
     others = {"check_shape_annotations": False, "optimized": True}
-    assert set(ours) - set(theirs) <= set(others)
+    own = {"cache_constants": (inspect.Parameter.KEYWORD_ONLY, False)}  # fastbits' own, keyword-only
+    assert {name: ours[name] for name in set(ours) - set(theirs) - set(others)} == own
     model = _and_model(TP.INT32)
     for name, default in others.items():
         onnx_ops.ReferenceEvaluator(model, **{name: default})
@@ -687,6 +688,57 @@ def test_reference_evaluator_takes_onnxs_parameters():
         else:
             with pytest.raises(fastbits.ArgumentValueError, match=f"{name}=.* needs an onnx whose evaluator has it"):
                 onnx_ops.ReferenceEvaluator(model, **{name: not default})
+
+
+def _weight_model():
+    """y = x + DequantizeLinear(w, s): the weight's dequantization is a node of constants, then
+    a Cast of its result; z = DequantizeLinear(d, s), whose d is both an initializer and a graph
+    input (a default an input overrides)."""
+    w = onnx.numpy_helper.from_array(np.array([[-3, 0, 7], [127, -128, 1]], np.int8), "w")
+    scale = onnx.numpy_helper.from_array(np.array(0.5, np.float32), "s")
+    d = onnx.numpy_helper.from_array(np.array([1, 2, 3], np.int8), "d")
+    nodes = [oh.make_node("DequantizeLinear", ["w", "s"], ["wf"]), oh.make_node("Cast", ["wf"], ["w16"], to=TP.FLOAT16),
+             oh.make_node("Add", ["x", "wf"], ["y"]), oh.make_node("DequantizeLinear", ["d", "s"], ["z"])]
+    return _model(nodes, [oh.make_tensor_value_info("x", TP.FLOAT, [2, 3]), oh.make_tensor_value_info("d", TP.INT8, [3])],
+                  [oh.make_tensor_value_info(name, elem, None) for name, elem in
+                   (("y", TP.FLOAT), ("w16", TP.FLOAT16), ("z", TP.FLOAT))], 21, [w, scale, d])
+
+
+def test_cache_constants_keeps_the_constant_nodes_outputs(kernels, monkeypatch):
+    """cache_constants=True: the nodes of constants run once, their outputs are the same
+    read-only arrays in every later run, and every output equals an uncached run's."""
+    calls = {"dequantize_linear": 0, "cast": 0}
+    for name in calls:
+        def counted(*args, _kernel=getattr(fastbits._ops, name), _name=name, **kwargs):
+            calls[_name] += 1
+            return _kernel(*args, **kwargs)
+        monkeypatch.setattr(fastbits._ops, name, counted)
+    model = _weight_model()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = onnx_ops.ReferenceEvaluator(model).run(None, {"x": x})
+    calls.update(dequantize_linear=0, cast=0)
+    cached = onnx_ops.ReferenceEvaluator(model, cache_constants=True)
+    first = cached.run(None, {"x": x})
+    second = cached.run(None, {"x": x + 1, "d": np.array([5, 6, 7], np.int8)})
+    # the weight's DequantizeLinear and Cast once; d's DequantizeLinear every run (d is an input)
+    assert calls == {"dequantize_linear": 3, "cast": 1}
+    for ours, theirs in zip(first, expected):
+        assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
+    assert second[1] is first[1] and not first[1].flags.writeable
+    assert second[0].tolist() == (x + 1 + np.array([[-1.5, 0, 3.5], [63.5, -64, 0.5]], np.float32)).tolist()
+    assert second[2].tolist() == [2.5, 3.0, 3.5]
+    assert onnx_ops.ReferenceEvaluator(model).cache_constants is False
+
+
+def test_cache_constants_refuses_a_feed_of_a_constant():
+    """A feed that names a kept constant would not reach the kept outputs: refused."""
+    model = _weight_model()
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(fastbits.ArgumentValueError, match="^ReferenceEvaluator: feed 'w' names an initializer "
+                                                           "that is not a graph input, which cache_constants=True"):
+        onnx_ops.ReferenceEvaluator(model, cache_constants=True).run(None, {"x": x, "w": np.zeros((2, 3), np.int8)})
+    with pytest.raises(fastbits.ArgumentTypeError, match="^ReferenceEvaluator: cache_constants must be a bool"):
+        onnx_ops.ReferenceEvaluator(model, cache_constants=1)
 
 
 # --------------------------------------------------------------------------
