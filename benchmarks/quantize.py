@@ -2,14 +2,17 @@
 
     python benchmarks/quantize.py [--rounds 9]
 
-Rows: DequantizeLinear of the int4 model's 4096 x 4096 weight (blocks of 32 along axis 1,
-float32 scales) into float32, QuantizeLinear of 16M float32 values into int4 and into
-FLOAT8E4M3FN (one float32 scale), of 4M float16 values into int8 in float16 precision, and
-DequantizeLinear of 4M int32 values less a zero point (these two against fastbits' pure
-reference).  Each round calls every column once, in a fresh random
+Rows: DequantizeLinear of a 4096 x 4096 int4 weight into float32, and QuantizeLinear of a 4096 x
+4096 float32 weight into int4, int8 and FLOAT8E4M3FN, with float32 scales in blocks of 32 and
+of 128 along axis 0 (onnxruntime's 4-bit quantizer's layout) and along axis 1 (and, for
+QuantizeLinear, one per element of axis 1, the per-channel layout); QuantizeLinear of 16M
+float32 values into int4 and into FLOAT8E4M3FN (one float32 scale), of 4M float16 values into
+int8 in float16 precision, and DequantizeLinear of 4M int32 values less a zero point (these two
+against fastbits' pure reference).  Each round calls every column once, in a fresh random
 order: fastbits at its threads and on one thread, onnx's ReferenceEvaluator running a one-node
-model (fastbits._bench.ort's), and, for DequantizeLinear, ``np.copy`` of its float32 result
-(numpy's copy, one thread: a floor for any call that writes those 64 MiB).  The table gives the
+model (fastbits._bench.ort's), and ``np.copy`` (numpy's copy, one thread) of the 64 MiB float32
+array the call writes (DequantizeLinear's result) or reads (QuantizeLinear's input): a floor for
+any call that moves those bytes.  The table gives the
 medians and the ratios of onnx's and np.copy's times over fastbits' at its threads and on one
 thread (above 1: fastbits is faster).  Every column's result is checked against fastbits' first.
 """
@@ -26,20 +29,50 @@ from onnx.reference import ReferenceEvaluator
 
 import fastbits
 from fastbits import _ops
-from fastbits._bench.models import INT4_BLOCK, int4_weight
+from fastbits._bench.models import int4_weight
 from fastbits._bench.ort import Models
+
+
+def _scales(rng: np.random.Generator, shape: tuple[int, int], axis: int, block: int) -> np.ndarray:
+    """float32 scales of a 2-D ``shape``: one per element along ``axis`` (block 0), or one per
+    ``block`` of them."""
+    if block == 0:
+        count: tuple[int, ...] = (shape[axis],)
+    else:
+        count = tuple(n // block if i == axis else n for i, n in enumerate(shape))
+    return (rng.random(count) * 0.01 + 0.001).astype(np.float32)
+
+
+#: The layouts of a K x N weight's scales: blocks along axis 0 (onnxruntime's
+#: MatMulNBitsQuantizer) and along axis 1, of 32 and of 128; and one per column (axis 1).
+LAYOUTS = [(axis, block) for axis in (0, 1) for block in (32, 128)]
 
 
 def rows(rng: np.random.Generator):
     """(name, {column: call}) of each row."""
     models = Models()
-    w, scales = int4_weight(4096, rng)
-    dq = ReferenceEvaluator(models.quantize("dequantize", w.dtype, np.float32, "FLOAT", 1, INT4_BLOCK))
-    result = fastbits.dequantize_linear(w, scales, axis=1, block_size=INT4_BLOCK)
-    found = [("DequantizeLinear int4 (4096, 4096) block 32 -> float32", {
-        "fastbits": lambda: fastbits.dequantize_linear(w, scales, axis=1, block_size=INT4_BLOCK),
-        "onnx": lambda: dq.run(None, {"x": w, "scale": scales})[0],
-        "np.copy": lambda: np.copy(result)})]
+    size = 4096
+    w, _ = int4_weight(size, rng)
+    found = []
+    for axis, block in LAYOUTS:
+        scales = _scales(rng, (size, size), axis, block)
+        dq = ReferenceEvaluator(models.quantize("dequantize", w.dtype, np.float32, "FLOAT", axis, block))
+        result = fastbits.dequantize_linear(w, scales, axis=axis, block_size=block)
+        found.append((f"DequantizeLinear int4 ({size}, {size}), blocks of {block} along axis {axis} -> float32", {
+            "fastbits": lambda s=scales, a=axis, b=block: fastbits.dequantize_linear(w, s, axis=a, block_size=b),
+            "onnx": lambda dq=dq, s=scales: dq.run(None, {"x": w, "scale": s})[0],
+            "np.copy": lambda r=result: np.copy(r)}))
+    weights = (rng.standard_normal((size, size)) * 4).astype(np.float32)
+    for to, dtype in (("INT4", ml_dtypes.int4), ("INT8", np.int8), ("FLOAT8E4M3FN", ml_dtypes.float8_e4m3fn)):
+        for axis, block in [(1, 0), *LAYOUTS]:
+            scales = _scales(rng, (size, size), axis, block) * 100
+            q = ReferenceEvaluator(models.quantize("quantize", np.float32, np.float32, to, axis, block))
+            layout = f"blocks of {block} along axis {axis}" if block else f"a scale per element of axis {axis}"
+            found.append((f"QuantizeLinear float32 ({size}, {size}) -> {to}, {layout}", {
+                "fastbits": lambda s=scales, a=axis, b=block, d=dtype: fastbits.quantize_linear(
+                    weights, s, axis=a, block_size=b, output_dtype=d),
+                "onnx": lambda q=q, s=scales: q.run(None, {"x": weights, "scale": s})[0],
+                "np.copy": lambda: np.copy(weights)}))
     x = (rng.standard_normal(16 << 20) * 4).astype(np.float32)
     scale = np.array(0.5, np.float32)
     for to, dtype in (("INT4", ml_dtypes.int4), ("FLOAT8E4M3FN", ml_dtypes.float8_e4m3fn)):

@@ -841,6 +841,33 @@ def test_the_fast_path_equals_the_reference(zero_type):
                                                                   type(s).__name__, type(z).__name__)
 
 
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+@pytest.mark.parametrize("dst", QL_FLOAT_Y, ids=name)
+def test_quantize_into_a_float_format_by_scales_per_element(dst):
+    """QuantizeLinear of float32 rows into a one-byte float format with a scale per element
+    (blocks along axis 0, a scale per column) or one per row, and zero points that are all +0
+    or -0 (none, zeros, negative zeros, both), or not: the compiled loop equals the reference
+    bit for bit, specials, signs of zero and saturation included."""
+    rng = np.random.default_rng(int(dst))
+    x = (rng.standard_normal((64, 40)) * 10.0 ** rng.integers(-3, 4, (64, 40))).astype(np.float32)
+    x.flat[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e30, -1e-30]
+    dtype = spec.numpy_dtype(dst)
+    for scale_shape, axis, block in (((16, 40), 0, 4), ((40,), 1, 0), ((64, 5), 1, 8), ((), 1, 0)):
+        scale = (rng.random(scale_shape) + 0.05).astype(np.float32)
+        zeros = [None, np.zeros(scale_shape, dtype), np.full(scale_shape, -0.0, np.float32).astype(dtype)]
+        mixed = np.where(rng.random(scale_shape) < 0.5, -0.0, 0.0).astype(np.float32).astype(dtype)
+        nonzero = np.array(zeros[1], copy=True)
+        nonzero.flat[-1] = dtype.type(1.0)
+        for zero in [*zeros, mixed, nonzero]:
+            for saturate in (True, False):
+                args = (x, scale) if zero is None else (x, scale, zero)
+                kw = dict(axis=axis, block_size=block, saturate=saturate, output_dtype=None if zero is not None else dst)
+                a, b = PURE.quantize_linear(*args, **kw), COMPILED.quantize_linear(*args, **kw)
+                assert a.dtype == b.dtype == dtype and a.tobytes() == b.tobytes(), (
+                    scale_shape, axis, None if zero is None else zero.ravel()[:3], saturate)
+
+
 @pytest.mark.filterwarnings("error")
 def test_signaling_nans_are_nans_without_a_warning(ops):
     """A signaling NaN (random bits hold them) is a NaN like any other: no RuntimeWarning

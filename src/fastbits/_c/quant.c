@@ -275,6 +275,17 @@ static FB_ALWAYS_INLINE uint32_t ql_format(float quotient, float zero, const for
     return encode(v == v ? v : (double)float_of(0x7FC00000u), f);
 }
 
+/* The zero points of a row's parameters (one, or n at stride sp) are all +0 or -0. */
+static FB_ALWAYS_INLINE int zeros_only(const char *p, fb_ssize sp, fb_ssize n) {
+    fb_ssize i;
+    for (i = 0; i < (sp == 0 ? 1 : n); i++) {
+        fb_qparam c;
+        memcpy(&c, p + i * sp, sizeof c);
+        if (bits_of_float(c.zero) & 0x7FFFFFFFu) return 0;
+    }
+    return 1;
+}
+
 #define QL_ROW(T, EXPR)                                                                          \
     do {                                                                                         \
         if (sp == 0) {                                                                           \
@@ -308,16 +319,23 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
     if (q->y == FB_NUM_FORMAT) {
         format_t f;
         format_of(&q->format, &f);
-        /* the contiguous float32 rows with one scale and no zero point: a loop the compiler
-           vectorizes */
-        if (f32 && q->x == FB_NUM_F32 && sp == 0 && sx == 4 && so == 1 && q->format.ebits + q->format.mbits < 8) {
-            fb_qparam c;
+        /* the contiguous float32 rows into a one-byte format, with one scale or one per element,
+           whose zero points are all +0 or -0 (none given, or zeros: a float 8 model's): the sum
+           in float is the double sum of ql_format (x + -0 is x, -0 + +0 is +0), in a loop the
+           compiler vectorizes */
+        if (f32 && q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4 && so == 1
+            && q->format.ebits + q->format.mbits < 8 && zeros_only(p, sp, n)) {
             const float *in = (const float *)(const void *)x;
-            memcpy(&c, p, sizeof c);
-            if (bits_of_float(c.zero) == 0x80000000u) {
-                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)encode32(canonical(in[i] / c.scale), &f);
-                return;
+            if (sp == 0) {
+                fb_qparam c;
+                memcpy(&c, p, sizeof c);
+                for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)encode32(canonical(in[i] / c.scale + c.zero), &f);
+            } else {
+                const fb_qparam *c = (const fb_qparam *)(const void *)p;
+                for (i = 0; i < n; i++)
+                    ((uint8_t *)o)[i] = (uint8_t)encode32(canonical(in[i] / c[i].scale + c[i].zero), &f);
             }
+            return;
         }
         if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, c.zero, &f));
         else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
