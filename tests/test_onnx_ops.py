@@ -730,6 +730,56 @@ def test_cache_constants_keeps_the_constant_nodes_outputs(kernels, monkeypatch):
     assert onnx_ops.ReferenceEvaluator(model).cache_constants is False
 
 
+def test_a_node_runs_its_version_checks_once_per_layout(kernels, monkeypatch):
+    """A QuantizeLinear, DequantizeLinear or QLinearMatMul node runs its version's checks (the
+    spec's, in Python) again only when its inputs' dtypes or shapes change; a refused call is
+    refused every time."""
+    calls = []  # the operators whose version the node checked (the functions check no version)
+    check = spec.check_quantize_version
+
+    def counted(op, *args):
+        calls.append(op)
+        return check(op, *args)
+    monkeypatch.setattr(spec, "check_quantize_version", counted)
+    node = oh.make_node("QuantizeLinear", ["x", "s"], ["q"])
+    back = oh.make_node("DequantizeLinear", ["q", "s"], ["y"])
+    model = _model([node, back], [oh.make_tensor_value_info("x", TP.FLOAT, None),
+                                  oh.make_tensor_value_info("s", TP.FLOAT, None)],
+                   [oh.make_tensor_value_info("y", TP.FLOAT, None)], 13)
+    session = onnx_ops.ReferenceEvaluator(model)
+    x, s = np.array([1.0, 2.5, 300.0], np.float32), np.array(0.5, np.float32)
+    for _ in range(3):
+        assert session.run(None, {"x": x, "s": s})[0].tolist() == [1.0, 2.5, 127.5]
+    assert calls == ["QuantizeLinear", "DequantizeLinear"]
+    session.run(None, {"x": x[:2], "s": s})  # another shape: checked again
+    assert calls == ["QuantizeLinear", "DequantizeLinear"] * 2
+    for _ in range(2):  # a bfloat16 input: QuantizeLinear-13 takes none, refused every time
+        with pytest.raises(fastbits.TypeConstraintError, match="QuantizeLinear-13 does not take"):
+            session.run(None, {"x": x.astype(ml_dtypes.bfloat16), "s": s.astype(ml_dtypes.bfloat16)})
+    assert calls == ["QuantizeLinear", "DequantizeLinear"] * 2 + ["QuantizeLinear"] * 2
+
+
+@pytest.mark.parametrize("attributes, saturate", [({}, True), ({"saturate": 1}, True), ({"saturate": 0}, False)])
+def test_quantize_node_passes_saturate_as_a_bool(kernels, monkeypatch, attributes, saturate):
+    """The node hands ONNX's 1 and 0 to the function as True and False, the values its fast
+    read of a call takes."""
+    seen = []
+    quantize = fastbits._ops.quantize_linear
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["saturate"])
+        return quantize(*args, **kwargs)
+    monkeypatch.setattr(fastbits._ops, "quantize_linear", recording)
+    node = oh.make_node("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TP.FLOAT8E4M3FN, **attributes)
+    model = _model([node], [oh.make_tensor_value_info("x", TP.FLOAT, [2]), oh.make_tensor_value_info("s", TP.FLOAT, [])],
+                   [oh.make_tensor_value_info("y", TP.FLOAT8E4M3FN, [2])], 21)
+    (y,) = onnx_ops.ReferenceEvaluator(model).run(None, {"x": np.array([1.0, 1e6], np.float32),
+                                                         "s": np.array(1.0, np.float32)})
+    assert seen == [saturate] and type(seen[0]) is bool
+    largest = y.astype(np.float32)[1]  # 1e6: the largest value, or NaN (float8e4m3fn has no infinity)
+    assert largest == 448.0 if saturate else np.isnan(largest)
+
+
 def test_cache_constants_refuses_a_feed_of_a_constant():
     """A feed that names a kept constant would not reach the kept outputs: refused."""
     model = _weight_model()

@@ -155,8 +155,20 @@ class _FastbitsOp(OpRun):
         #: The operator's version in this model (the latest when the model says nothing).
         self.version = self._check_opset(int(opset)) if opset is not None else self.op_schema.since_version
         self._attributes = _attributes(self._op, self.op_domain, self.version)
+        #: The dtypes, shapes and attributes of the last call whose version checks passed.
+        self._checked: tuple[Any, ...] | None = None
         self._check_attributes(onnx_node)
         super().__init__(onnx_node, run_params, schema)
+
+    def _unchecked(self, args: tuple[Any, ...], options: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The key of a call whose version checks are to run, or None where the node's last call
+        whose checks passed had the same one: its inputs' dtypes and shapes and its attributes,
+        all the checks read.  So a model's node, given the same layouts run after run, runs them
+        once (the function still runs its own).  The caller records the key once they pass
+        (``self._checked``); an input that is no ndarray gives a key that matches nothing."""
+        key = (tuple(None if v is None else (v.dtype, v.shape) if type(v) is np.ndarray else object()
+                     for v in args), tuple(options.items()))
+        return None if key == self._checked else key
 
     def _check_attributes(self, node: onnx.NodeProto) -> None:
         """Refuse an attribute the node's version of the operator does not have (Cast-13's
@@ -423,10 +435,14 @@ class QuantizeLinear(_FastbitsOp):
              output_dtype: Any = None, saturate: Any = None, precision: Any = None) -> tuple[Any]:
         args = (x, y_scale, y_zero_point)
         options = {"axis": 1 if axis is None else axis, "block_size": block_size or 0,
-                   "output_dtype": _type_attribute(output_dtype), "saturate": 1 if saturate is None else saturate,
+                   "output_dtype": _type_attribute(output_dtype),  # ONNX's 1 and 0 as the function's bools
+                   "saturate": spec.check_saturate(spec.QUANTIZE, 1 if saturate is None else saturate),
                    "precision": _type_attribute(precision)}
-        x, scale, _, c = spec.check_quantize(*args, **options)
-        _quant_check(self, x, scale, c.y, c.kind)
+        key = self._unchecked(args, options)
+        if key is not None:
+            x, scale, _, c = spec.check_quantize(*args, **options)
+            _quant_check(self, x, scale, c.y, c.kind)
+            self._checked = key
         return (_ops.quantize_linear(*args, **options),)
 
 
@@ -442,8 +458,11 @@ class DequantizeLinear(_FastbitsOp):
         args = (x, x_scale, x_zero_point)
         options = {"axis": 1 if axis is None else axis, "block_size": block_size or 0,
                    "output_dtype": _type_attribute(output_dtype)}
-        x, scale, _, c = spec.check_dequantize(*args, **options)
-        _quant_check(self, x, scale, c.y, c.kind)
+        key = self._unchecked(args, options)
+        if key is not None:
+            x, scale, _, c = spec.check_dequantize(*args, **options)
+            _quant_check(self, x, scale, c.y, c.kind)
+            self._checked = key
         return (_ops.dequantize_linear(*args, **options),)
 
 
@@ -482,9 +501,12 @@ class QLinearMatMul(_FastbitsOp):
     def _run(self, a: Any, a_scale: Any, a_zero_point: Any, b: Any, b_scale: Any, b_zero_point: Any,  # type: ignore[override]
              y_scale: Any, y_zero_point: Any) -> tuple[Any]:
         args = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
-        call = spec.check_qlinear_matmul(*args)
-        spec.check_qlinear_matmul_version(self.version, *(spec.datatype_of(v.dtype) for v in (
-            call.a, call.b, call.y_zero, call.a_scale)))
+        key = self._unchecked(args, {})
+        if key is not None:
+            call = spec.check_qlinear_matmul(*args)
+            spec.check_qlinear_matmul_version(self.version, *(spec.datatype_of(v.dtype) for v in (
+                call.a, call.b, call.y_zero, call.a_scale)))
+            self._checked = key
         return (_ops.qlinear_matmul(*args),)
 
 
