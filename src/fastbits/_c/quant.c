@@ -309,6 +309,29 @@ static FB_ALWAYS_INLINE int zeros_only(const char *p, fb_ssize sp, fb_ssize n) {
         }                                                                                        \
     } while (0)
 
+/* o[i] = x[i] / its scale as an integer of type T (its low bits MASK) of the float32 row ``in``:
+   one scale for the row (sp 0) or one per element. */
+#define QL_CONTIGUOUS(T, MASK)                                                                   \
+    do {                                                                                         \
+        const T mask_ = (T)(MASK);                                                               \
+        if (sp == 0) {                                                                           \
+            fb_qparam c;                                                                         \
+            int32_t zero;                                                                        \
+            memcpy(&c, p, sizeof c);                                                             \
+            zero = ql_zero(c.zero);                                                              \
+            for (i = 0; i < n; i++) {                                                            \
+                const T y = (T)((T)ql_integer(in[i] / c.scale, zero, low, high) & mask_);        \
+                memcpy(o + i * (fb_ssize)sizeof(T), &y, sizeof y);                               \
+            }                                                                                    \
+        } else {                                                                                 \
+            const fb_qparam *c = (const fb_qparam *)(const void *)p;                             \
+            for (i = 0; i < n; i++) {                                                            \
+                const T y = (T)((T)ql_integer(in[i] / c[i].scale, ql_zero(c[i].zero), low, high) & mask_); \
+                memcpy(o + i * (fb_ssize)sizeof(T), &y, sizeof y);                               \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
 static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
                                       const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
@@ -341,20 +364,13 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
         return;
     }
-    if (f32 && q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4 && so == 1) {
+    /* the contiguous float32 rows into an integer, with one scale or one per element: loops the
+       compiler vectorizes */
+    if (f32 && q->x == FB_NUM_F32 && (sp == 0 || sp == (fb_ssize)sizeof(fb_qparam)) && sx == 4
+        && so == (q->y == FB_NUM_I16 || q->y == FB_NUM_U16 ? 2 : 1)) {
         const float *in = (const float *)(const void *)x;
-        const uint8_t mask = (uint8_t)(q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
-        if (sp == 0) {
-            fb_qparam c;
-            int32_t zero;
-            memcpy(&c, p, sizeof c);
-            zero = ql_zero(c.zero);
-            for (i = 0; i < n; i++) ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c.scale, zero, low, high) & mask;
-        } else {
-            const fb_qparam *c = (const fb_qparam *)(const void *)p;
-            for (i = 0; i < n; i++)
-                ((uint8_t *)o)[i] = (uint8_t)ql_integer(in[i] / c[i].scale, ql_zero(c[i].zero), low, high) & mask;
-        }
+        if (so == 2) QL_CONTIGUOUS(uint16_t, 0xFFFFu);
+        else QL_CONTIGUOUS(uint8_t, q->y == FB_NUM_SMALL ? (1u << q->format.bits) - 1 : 0xFFu);
         return;
     }
     switch (q->y) {
