@@ -111,7 +111,8 @@ def _from_raw(raw: bytes, code: DataType, dims: tuple[int, ...], count: int, wha
         raise TensorDataError(f"{what}: raw_data holds a byte other than 0 and 1")
     if _LITTLE_ENDIAN:
         return np.frombuffer(raw, dtype).reshape(dims)
-    return np.frombuffer(raw, dtype.newbyteorder("<")).astype(dtype).reshape(dims)  # native, as onnx's
+    values = np.frombuffer(raw, dtype.newbyteorder("<"))
+    return (values if values.dtype.isnative else values.astype(dtype)).reshape(dims)  # native, as onnx's
 
 
 #: The array type each field's entries are read into (the checked fields' entries as int64 or
