@@ -789,6 +789,14 @@ def test_cache_constants_refuses_a_feed_of_a_constant():
         onnx_ops.ReferenceEvaluator(model, cache_constants=True).run(None, {"x": x, "w": np.zeros((2, 3), np.int8)})
     with pytest.raises(fastbits.ArgumentTypeError, match="^ReferenceEvaluator: cache_constants must be a bool"):
         onnx_ops.ReferenceEvaluator(model, cache_constants=1)
+    # an initializer only onnx's own nodes read may be fed, as in onnx's evaluator
+    bias = onnx.numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "b")
+    model.graph.initializer.append(bias)
+    model.graph.node.append(oh.make_node("Add", ["y", "b"], ["yb"]))
+    model.graph.output.append(oh.make_tensor_value_info("yb", TP.FLOAT, None))
+    session = onnx_ops.ReferenceEvaluator(model, cache_constants=True)
+    fed = session.run(["yb"], {"x": x, "b": np.full(3, 10.0, np.float32)})[0]
+    assert fed.tolist() == [[8.5, 10.0, 13.5], [73.5, -54.0, 10.5]]
 
 
 # --------------------------------------------------------------------------

@@ -540,7 +540,7 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
     or such nodes' outputs: a weight's DequantizeLinear, a Cast of a constant) are computed at
     the first run and kept, read-only, for the later runs.  They stay in memory as long as the
     evaluator (a float32 weight takes 4 times its int8 bytes, 8 times its int4 ones).  A feed
-    that names one of those constants is then refused.  By default nothing is kept across runs,
+    that names an initializer such a node reads is then refused.  By default nothing is kept across runs,
     as in onnx's evaluator.
 
     Examples
@@ -565,7 +565,7 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
             raise ArgumentTypeError(f"ReferenceEvaluator: cache_constants must be a bool, not "
                                     f"{type(cache_constants).__name__}")
         self.cache_constants = cache_constants
-        #: The constants whose nodes' outputs are kept (cache_constants): their names.
+        #: The initializers the kept nodes read (cache_constants): a feed may not name one.
         self._kept_from: frozenset[str] = frozenset()
         given = list(new_ops or [])
         names = {(getattr(op, "op_domain", ""), op.__name__) for op in given}
@@ -603,13 +603,15 @@ class ReferenceEvaluator(onnx.reference.ReferenceEvaluator):
         """Give each of fastbits' nodes whose inputs are all constants a run that keeps its
         outputs (cache_constants)."""
         graph_inputs = set(self.input_names)
-        constants = {name for name in self.rt_inits_ if name not in graph_inputs}
-        self._kept_from = frozenset(constants)
+        initializers = {name for name in self.rt_inits_ if name not in graph_inputs}
+        constants, read = set(initializers), set()
         for node in self.rt_nodes_:
             if (isinstance(node, _FastbitsOp) and not node.has_linked_attribute
                     and all(name in constants or name == "" for name in node.input)):
                 node.run = _Kept(node.run)  # type: ignore[method-assign]
                 constants.update(name for name in node.output if name)
+                read.update(initializers.intersection(node.input))
+        self._kept_from = frozenset(read)
 
     def run(self, output_names: Any, feed_inputs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """onnx's ``run``; with ``cache_constants=True``, a feed may not name a constant whose
