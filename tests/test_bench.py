@@ -810,8 +810,15 @@ def test_bench_quantized_arithmetic_rows():
             assert bytes_moved(case, arrays) == arrays["x"].nbytes + arrays["x"].size
         record = run_case(case, impls, MODES["smoke"], np.random.default_rng(1))
         assert record["note"]
-        for name, result in record["results"].items():  # onnxruntime's CPU kernels take both too
-            if name in available:
+        for name, result in record["results"].items():
+            if name not in available:
+                continue
+            if name.startswith("ort") and case.op in products:
+                # onnxruntime's uint8-by-int8 kernel adds pairs of products in int16 with
+                # saturation on an AVX2 host without VNNI (docs/quantize.md): the bench reports
+                # its wrong sums as such, the other columns must be right on every host
+                assert result["status"] in ("ok", "wrong"), (case.name, name, result)
+            else:
                 assert result["status"] == "ok", (case.name, name, result)
 
 
