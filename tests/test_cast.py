@@ -359,6 +359,48 @@ def test_compiled_layouts_run_the_c_conversions(monkeypatch, src, dst):
             COMPILED.cast(x, DataType.FLOAT8E8M0, out=np.empty(x.shape, ml_dtypes.float8_e8m0fnu))
 
 
+def _float16_rounding_cases() -> np.ndarray:
+    """float32 values with every sign, exponent and top 10 mantissa bits (2**19 patterns), each
+    with the low 13 bits that decide float16's rounding: none, the lowest, just below half,
+    half, just above, all; every NaN payload's top bits among them."""
+    top = np.arange(1 << 19, dtype=np.uint32) << 13
+    low = np.array([0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF], np.uint32)
+    return (top[:, None] | low).ravel().view(np.float32)
+
+
+def test_float32_and_float16_both_ways_bit_for_bit(ops):
+    """float32 -> float16 on every rounding case and float16 -> float32 on every value equal
+    the reference bit for bit, at every length of a vector's tail and any alignment (the
+    compiled path converts contiguous rows with F16C where the CPU has it). A NaN into float16
+    is the quiet NaN of its sign; a float16 NaN keeps its payload, quieted."""
+    x = _float16_rounding_cases()
+    expected = _cast_py.cast(x, DataType.FLOAT16).view(np.uint16)
+    assert np.array_equal(ops.cast(x, DataType.FLOAT16).view(np.uint16), expected)
+    with fastbits.config_context(stream_threshold=0):  # the result written around the cache
+        assert np.array_equal(ops.cast(x[1:], DataType.FLOAT16).view(np.uint16), expected[1:])
+        out = np.empty(len(x) + 1, np.float16)[1:]  # 2 bytes past a vector's boundary
+        assert ops.cast(x, DataType.FLOAT16, out=out) is out and np.array_equal(out.view(np.uint16), expected)
+    nan = np.isnan(x)
+    assert np.array_equal(expected[nan], np.where(np.signbit(x[nan]), 0xFE00, 0x7E00))
+    h = every_code(DataType.FLOAT16)
+    bits = h.view(np.uint16).astype(np.uint32)
+    wide = _cast_py.cast(h, DataType.FLOAT).view(np.uint32)
+    assert np.array_equal(ops.cast(h, DataType.FLOAT).view(np.uint32), wide)
+    with fastbits.config_context(stream_threshold=0):
+        assert np.array_equal(ops.cast(np.tile(h, 3)[1:], DataType.FLOAT).view(np.uint32), np.tile(wide, 3)[1:])
+    h_nan = np.isnan(h)
+    assert np.array_equal(wide[h_nan], (bits[h_nan] & 0x8000) << 16 | 0x7FC00000 | (bits[h_nan] & 0x3FF) << 13)
+    buffer = np.zeros(4 * 64 + 4, np.uint8)
+    for offset in (0, 1, 2, 4):
+        for n in range(18):
+            for src, dst, values in ((DataType.FLOAT, DataType.FLOAT16, x[-n:] if n else x[:0]),
+                                     (DataType.FLOAT16, DataType.FLOAT, h[-n:] if n else h[:0])):
+                unaligned = buffer[offset:offset + values.nbytes].view(values.dtype)
+                unaligned[...] = values
+                got = ops.cast(unaligned, dst)
+                assert got.tobytes() == _cast_py.cast(values, dst).tobytes(), (src.name, offset, n)
+
+
 def test_cast_like_takes_the_target_type(ops):
     x = np.array([2.5, 3.5, -0.0])
     assert ops.cast_like(x, np.zeros(3, np.int8)).tolist() == [2, 3, 0]

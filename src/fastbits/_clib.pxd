@@ -85,8 +85,11 @@ cdef extern from "_c/pool.h":
 
 
 cdef extern from "_c/cpu.h":
-    int fb_cpu_avx2
-    int fb_cpu_init(int allow_avx2) noexcept nogil
+    ctypedef struct fb_cpu_t:
+        int avx2
+        int f16c
+    fb_cpu_t fb_cpu
+    int fb_cpu_init(int allow_avx2, int allow_f16c) noexcept nogil
 
 
 cdef extern from "_c/loops.h":

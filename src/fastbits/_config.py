@@ -274,9 +274,9 @@ def runtime_info() -> RuntimeInfo:
     ``pool_hits`` and ``pool_misses`` (large fresh results served from an idle block, or from
     new memory); ``pool_idle_bytes`` and ``pool_idle_blocks`` (held now);
     ``pool_max_idle_bytes`` and ``pool_max_idle_seconds`` (its bounds); ``sanitized_build``;
-    ``cpu_features`` (the instruction sets the loops use beside the baseline: ``["AVX2"]`` on
-    an x86-64 CPU that has it, unless ``FASTBITS_DISABLE_CPU_FEATURES`` names it; none on the
-    pure path);
+    ``cpu_features`` (the instruction sets the loops use beside the baseline: ``["AVX2",
+    "F16C"]`` on an x86-64 CPU that has them, less those ``FASTBITS_DISABLE_CPU_FEATURES``
+    names; none on the pure path);
     ``cpus`` (the CPUs this process may use: its affinity mask, capped by its cgroup's quota,
     which is the default ``num_threads`` unless the environment sets one).
     """

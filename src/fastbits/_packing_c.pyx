@@ -36,7 +36,8 @@ from . import _runtime
 
 cnp.import_array()
 # the packing loops' instruction sets: the runtime's (its loops and these are compiled alike)
-fb_cpu_init("AVX2" in _runtime.runtime_info()["cpu_features"])
+_features = _runtime.runtime_info()["cpu_features"]
+fb_cpu_init("AVX2" in _features, "F16C" in _features)
 
 __all__ = ["pack", "unpack"]
 

@@ -32,7 +32,8 @@ from ._runtime cimport new_array, parallel, run, run_inline, snapshot
 
 cnp.import_array()
 # MatMulInteger's loops' instruction sets: the runtime's (its loops and these are compiled alike)
-fb_cpu_init("AVX2" in _runtime.runtime_info()["cpu_features"])
+_features = _runtime.runtime_info()["cpu_features"]
+fb_cpu_init("AVX2" in _features, "F16C" in _features)
 
 __all__ = ["dequantize_linear", "dynamic_quantize_linear", "matmul_integer", "qlinear_matmul", "quantize_linear"]
 

@@ -25,7 +25,7 @@ cimport numpy as cnp
 from ._clib cimport (
     FB_GRAIN_CACHED, FB_GRAIN_STREAMED, FB_GRAIN_STRIDED, FB_NUM_THREADS, FB_OUTPUT_POOL, FB_POOL_MAX_AGE,
     FB_POOL_MAX_BYTES, FB_POOL_THRESHOLD, FB_SANITIZED, FB_SPIN_NS, FB_STREAM_THRESHOLD, FB_TASK_THREADS,
-    fastbits_get_num_threads, fb_config_get, fb_cpu_avx2, fb_cpu_init, fb_config_t, fb_engine_inline, fb_engine_nogil, fb_engine_parallel,
+    fastbits_get_num_threads, fb_config_get, fb_cpu, fb_cpu_init, fb_config_t, fb_engine_inline, fb_engine_nogil, fb_engine_parallel,
     fb_engine_plan, fb_engine_pooled, fb_engine_run, fb_kernel, fb_local, fb_local_clear, fb_local_set, fb_local_threads_set, fb_plan,
     fb_pool_available, fb_pool_calloc, fb_pool_free, fb_pool_init, fb_pool_malloc, fb_pool_realloc, fb_pool_release,
     fb_pool_stats, fb_pool_stats_t, fb_row, fb_setting, fb_setting_set, fb_share_fn, fb_team_available, fb_team_init,
@@ -107,7 +107,7 @@ cdef void parallel(const fb_config_t* config, fb_share_fn fn, void* ctx, int kin
 # Threads
 
 # the loops' instruction sets: what the CPU has, less what FASTBITS_DISABLE_CPU_FEATURES names
-fb_cpu_init("AVX2" in _cpus.allowed_cpu_features())
+fb_cpu_init("AVX2" in _cpus.allowed_cpu_features(), "F16C" in _cpus.allowed_cpu_features())
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
 
@@ -265,7 +265,7 @@ def runtime_info():
         "pool_max_idle_bytes": int(FB_POOL_MAX_BYTES),
         "pool_max_idle_seconds": float(FB_POOL_MAX_AGE),
         "sanitized_build": bool(FB_SANITIZED),
-        "cpu_features": ["AVX2"] if fb_cpu_avx2 else [],
+        "cpu_features": [name for name, used in (("AVX2", fb_cpu.avx2), ("F16C", fb_cpu.f16c)) if used],
     }
 
 

@@ -327,6 +327,7 @@ def _cast_cases() -> list[Case]:
     in_int4 = lambda rng, n: rng.integers(-8, 8, n).astype(np.float32)  # noqa: E731
     rows = [  # (source, target, make, reference, saturate, tiers at 1M, tiers at 16M)
         ("float", "FLOAT16", normal(np.float32, 1000), lambda x: x.astype(np.float16), True, "q", "f"),
+        ("float16", "FLOAT", normal(np.float16, 1000), lambda x: x.astype(np.float32), True, "", "f"),
         ("double", "FLOAT", normal(np.float64, 1), lambda x: x.astype(np.float32), True, "", "f"),
         ("int64", "INT32", int64, lambda x: x.astype(np.int32), True, "", "f"),
         ("float", "BFLOAT16", normal(np.float32, 1), lambda x: x.astype(ml_dtypes.bfloat16), True, "", "f"),

@@ -47,7 +47,8 @@ typedef struct {
 } fb_cast;
 
 /* o[i] = a[i] cast as ``c`` says, for n elements at byte strides so and sa (native order, any
-   alignment). */
-void fb_convert_row(const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n);
+   alignment); ``stream``: the result is large enough to be written around the cache, where
+   the row's loop can (the engine's rule, loops.h). */
+void fb_convert_row(int stream, const fb_cast *c, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n);
 
 #endif /* FASTBITS_CONVERT_H */

@@ -410,7 +410,7 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
         return;
     }
     if (k->op == FB_OP_CONVERT) {
-        fb_convert_row((const fb_cast *)k->table, o, so, a, sa, n);
+        fb_convert_row(k->stream && n >= 2 * CHUNK_BYTES / k->width, (const fb_cast *)k->table, o, so, a, sa, n);
         return;
     }
     if (k->op == FB_OP_QUANT) {
