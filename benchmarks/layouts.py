@@ -2,10 +2,11 @@
 results take their layout (numpy's order='K'); and Cast into a preallocated ``out=``, into
 another order, and from a byte-swapped input, against numpy's and ml_dtypes' ``astype`` and
 assignment (4M float32: into float16, numpy's; into FLOAT8E4M3FN without saturation,
-ml_dtypes').
+ml_dtypes'); and Cast into FLOAT8E8M0 in each layout against fastbits' own fresh cast of the
+same values into FLOAT8E4M3FN.
 
-Each case alternates fastbits' call and numpy's, 41 rounds, and prints the medians and
-numpy's time over fastbits' (above 1: fastbits is faster).  A benchmark, not a test:
+Each case alternates fastbits' call and the other's, 41 rounds, and prints the medians and
+the other's time over fastbits' (above 1: fastbits is faster).  A benchmark, not a test:
 
     python benchmarks/layouts.py
 """
@@ -40,7 +41,8 @@ def main() -> None:
     x = rng.standard_normal((2048, 2048)).astype(np.float32) * 100
     swapped = x.astype(">f4")
     half, f8 = np.empty(x.shape, np.float16), np.empty(x.shape, ml_dtypes.float8_e4m3fn)
-    e4m3 = fastbits.DataType.FLOAT8E4M3FN
+    e4m3, e8m0 = fastbits.DataType.FLOAT8E4M3FN, fastbits.DataType.FLOAT8E8M0
+    scales = np.empty(x.shape, ml_dtypes.float8_e8m0fnu)
 
     def assign(out, values):
         out[...] = values
@@ -56,6 +58,13 @@ def main() -> None:
          lambda: assign(f8, x)),
         ("cast e4m3fn from >f4 (ml_dtypes)", lambda: fastbits.cast(swapped, e4m3, saturate=False),
          lambda: swapped.astype(ml_dtypes.float8_e4m3fn)),
+        # FLOAT8E8M0 against fastbits' own fresh float8e4m3fn cast of the same values
+        ("cast e8m0 fresh (vs e4m3fn fresh)", lambda: fastbits.cast(x, e8m0), lambda: fastbits.cast(x, e4m3)),
+        ("cast e8m0 out= (vs e4m3fn fresh)", lambda: fastbits.cast(x, e8m0, out=scales),
+         lambda: fastbits.cast(x, e4m3)),
+        ("cast e8m0 order=F (vs e4m3fn fresh)", lambda: fastbits.cast(x, e8m0, order="F"),
+         lambda: fastbits.cast(x, e4m3)),
+        ("cast e8m0 from >f4 (vs e4m3fn fresh)", lambda: fastbits.cast(swapped, e8m0), lambda: fastbits.cast(x, e4m3)),
     ]
     for name, ours, theirs in cases:
         ours(), theirs()
@@ -66,8 +75,8 @@ def main() -> None:
                 call()
                 times[key].append(time.perf_counter() - start)
         mine, numpy = statistics.median(times["ours"]), statistics.median(times["theirs"])
-        print(f"{name:32s} fastbits {mine * 1e3:7.3f} ms  numpy {numpy * 1e3:7.3f} ms  "
-              f"numpy/fastbits {numpy / mine:5.2f}")
+        print(f"{name:38s} fastbits {mine * 1e3:7.3f} ms  other {numpy * 1e3:7.3f} ms  "
+              f"other/fastbits {numpy / mine:5.2f}")
 
 
 if __name__ == "__main__":

@@ -753,23 +753,21 @@ def cast_exact(value, dst, saturate: bool = True, round_mode: str = "up"):
 
 
 def _e8m0_exact(q, saturate: bool, round_mode: str):
-    """FLOAT8E8M0 (2**-127 .. 2**127, NaN), by magnitude; the power of two ``round_mode`` picks."""
+    """FLOAT8E8M0 (2**-127 .. 2**127, NaN), by magnitude. Cast's table tests x itself: beyond
+    2**127 (infinity too) or below 2**-127 (zero too), the nearer end with ``saturate``, else
+    NaN, in every ``round_mode``; inside, the power of two ``round_mode`` picks (which stays
+    inside)."""
     if q == NAN:
         return (0, NAN)
-    if q == "inf":
-        k = 128
-    elif q == 0:
-        k = -128
-    else:
-        k = _floor_log2(q)
-        step = q / Fraction(2) ** k  # in [1, 2)
-        if (round_mode == "up" and step > 1) or (round_mode == "nearest" and step >= Fraction(3, 2)):
-            k += 1
-    if -127 <= k <= 127:
-        return (0, Fraction(2) ** k)
-    if not saturate:
-        return (0, NAN)
-    return (0, Fraction(2) ** (127 if k > 127 else -127))
+    if q == "inf" or q > Fraction(2) ** 127 or q < Fraction(2) ** -127:
+        if not saturate:
+            return (0, NAN)
+        return (0, Fraction(2) ** (127 if q == "inf" or q > 1 else -127))
+    k = _floor_log2(q)
+    step = q / Fraction(2) ** k  # in [1, 2)
+    if (round_mode == "up" and step > 1) or (round_mode == "nearest" and step >= Fraction(3, 2)):
+        k += 1
+    return (0, Fraction(2) ** k)
 
 
 def same_cast_result(got, expected) -> bool:

@@ -173,13 +173,22 @@ def test_float6_examples(ops):
 
 
 def test_e8m0_table_of_the_cast_doc(ops):
-    """Cast's FLOAT8E8M0 table: saturate + up, and non-saturate + nearest."""
-    x = _f32([0.0, np.nan, np.inf, 2.0**127 * 1.5, 2.0**-130])
+    """Cast's FLOAT8E8M0 table: saturate + up, and non-saturate + nearest, whose rows test x
+    itself (``x > E8M0_MAX``): a value just beyond 2**127, or just below 2**-127, is NaN
+    without saturation though the nearest power of two is an end. Where the table is silent
+    (up and down without saturation) the same test of x: the mode only rounds inside."""
+    beyond, below = 2.0**127 * (1 + 2.0**-23), 2.0**-127 - 2.0**-149  # the floats beside the ends
+    x = _f32([0.0, np.nan, np.inf, 2.0**127 * 1.5, 2.0**-130, beyond, below])
+    low, high = (0, Fraction(2) ** -127), (0, Fraction(2) ** 127)
     up = exact_values(ops.cast(x, DataType.FLOAT8E8M0))
-    assert up == [(0, Fraction(2) ** -127), (0, NAN), (0, Fraction(2) ** 127), (0, Fraction(2) ** 127),
-                  (0, Fraction(2) ** -127)]
-    nearest = exact_values(ops.cast(x, DataType.FLOAT8E8M0, saturate=False, round_mode="nearest"))
-    assert nearest == [(0, NAN)] * 5
+    assert up == [low, (0, NAN), high, high, low, high, low]
+    for mode in ("nearest", "up", "down"):
+        assert exact_values(ops.cast(x, DataType.FLOAT8E8M0, saturate=False, round_mode=mode)) == [(0, NAN)] * 7
+        assert exact_values(ops.cast(x, DataType.FLOAT8E8M0, round_mode=mode)) == [low, (0, NAN), high, high, low,
+                                                                                   high, low]
+    ends = _f32([2.0**127, 2.0**-127])  # the ends themselves are inside
+    for mode in ("nearest", "up", "down"):
+        assert exact_values(ops.cast(ends, DataType.FLOAT8E8M0, saturate=False, round_mode=mode)) == [high, low]
 
 
 @pytest.mark.parametrize("mode, expected", [
@@ -354,9 +363,10 @@ def test_compiled_layouts_run_the_c_conversions(monkeypatch, src, dst):
 
     monkeypatch.setattr(_cast_py, "_convert", reference)
     _layout_calls(COMPILED, x, dst)
-    if x.dtype.itemsize > 1:  # from a wider source, FLOAT8E8M0 is still the reference's
-        with pytest.raises(AssertionError):
-            COMPILED.cast(x, DataType.FLOAT8E8M0, out=np.empty(x.shape, ml_dtypes.float8_e8m0fnu))
+    if x.dtype.itemsize > 1:  # FLOAT8E8M0 too, from a wider source (a one-byte one's table is built above)
+        for mode in ("up", "down", "nearest"):
+            COMPILED.cast(x, DataType.FLOAT8E8M0, round_mode=mode, out=np.empty(x.shape, ml_dtypes.float8_e8m0fnu))
+            COMPILED.cast(x, DataType.FLOAT8E8M0, saturate=False, round_mode=mode)
 
 
 def _float16_rounding_cases() -> np.ndarray:

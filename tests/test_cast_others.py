@@ -87,6 +87,24 @@ def test_inf_into_e8m0_saturates(ops):
     assert np.isnan(got[0])
 
 
+def test_e8m0_tests_x_itself_without_saturation(ops):
+    x = np.array([2.0**127 * (1 + 2.0**-23), 2.0**-127 - 2.0**-149], np.float32)  # beside the ends
+    got = values(ops.cast(x, DataType.FLOAT8E8M0, saturate=False, round_mode="nearest"))
+    assert all(map(np.isnan, got))
+    theirs = values(reference_cast(x, F32, TensorProto.FLOAT8E8M0, saturate=0, round_mode="nearest"))
+    differs(theirs, got)
+    assert theirs == [2.0**127, 2.0**-127]  # rounded first
+    assert values(x.astype(ml_dtypes.float8_e8m0fnu)) == [2.0**127, 2.0**-127]
+
+
+def test_e8m0_below_the_smallest_saturates_to_it(ops):
+    x = np.array([2.0**-130, 0.75 * 2.0**-127], np.float32)  # float32 subnormals
+    assert values(ops.cast(x, DataType.FLOAT8E8M0)) == [2.0**-127, 2.0**-127]
+    got = values(reference_cast(x, F32, TensorProto.FLOAT8E8M0, saturate=1, round_mode="up"))
+    differs(got, [2.0**-127, 2.0**-127])
+    assert got == [2.0**-126, 2.0**-126]
+
+
 def test_e8m0_of_negative_values_and_minus_zero(ops):
     x = np.array([-4.0, -0.0], np.float32)
     assert values(ops.cast(x, DataType.FLOAT8E8M0)) == [4.0, 2.0**-127]

@@ -4,6 +4,7 @@ property tests of ``fastbits._ops_c`` against ``fastbits._ops_py`` and the refer
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import tempfile
@@ -715,7 +716,8 @@ def _wide_source(src) -> np.ndarray:
     else:
         values = [0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 7.5, 7.75, 8.5, 28, 30, 240, 248, 448, 464, 470, 480, 57344, 61440,
                   65504, 65520, 2.0**-9, 2.0**-10, 1.5 * 2.0**-10, 2.0**-17, 2.0**-24, 2.0**-25, 2.0**31, 2.0**62,
-                  2.0**63, 2.0**64, 3e38, 1e300, np.inf, np.nan]
+                  2.0**63, 2.0**64, 3e38, 1e300, np.inf, np.nan,
+                  2.0**127, 1.5 * 2.0**127, 2.0**-127, 0.75 * 2.0**-127, 1.5 * 2.0**-127, 2.0**-126, 3.0]  # E8M0's
         with np.errstate(over="ignore"):
             edges = np.array(values + [-v for v in values], np.float64).astype(dtype)
             beside = np.nextafter(edges, np.inf) if dtype.kind == "f" else edges  # bfloat16: no nextafter
@@ -728,11 +730,12 @@ def test_cast_conversions_equal_the_reference(src, threads):
     square = x[: 63 * 64].reshape(63, 64)
     layouts = [x, square.T, x[::-3], x[:0], x[5:6].reshape(()), x.astype(x.dtype.newbyteorder())]
     for dst in sorted(fastbits.spec.CAST_T):
-        for saturate in (True, False):
+        modes = ("up", "down", "nearest") if dst == DataType.FLOAT8E8M0 else ("up",)
+        for saturate, mode in itertools.product((True, False), modes):
             for arr in layouts:
-                got = C.cast(arr, dst, saturate=saturate)
-                expected = P.cast(arr, dst, saturate=saturate)
+                got = C.cast(arr, dst, saturate=saturate, round_mode=mode)
+                expected = P.cast(arr, dst, saturate=saturate, round_mode=mode)
                 assert layout_of(got) == layout_of(expected), (src.name, dst.name)
-                assert_same_bits(got, expected, context=(src.name, dst.name, saturate, arr.shape))
+                assert_same_bits(got, expected, context=(src.name, dst.name, saturate, mode, arr.shape))
             like = C.cast_like(x, np.zeros(0, fastbits.spec.numpy_dtype(dst)), saturate=saturate)
             assert_same_bits(like, P.cast(x, dst, saturate=saturate), context=(src.name, dst.name, "CastLike"))

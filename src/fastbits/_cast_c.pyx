@@ -5,10 +5,10 @@
 From a type of 8 bits or fewer, a cast looks each byte up in a table of its 256 results
 (FB_OP_LOOKUP), which the reference computes once per (source, target, ``saturate``,
 ``round_mode``) at the first call that needs it; from a wider type, the C conversions
-(FB_OP_CONVERT, ``_c/convert.c``) run into every target but FLOAT8E8M0, with each type's C
-number and float format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).
-A call with ``out=``, another order or a byte-swapped input runs the reference's checks and
-layout around the same conversions; FLOAT8E8M0 and a subclass are the reference's.  The
+(FB_OP_CONVERT, ``_c/convert.c``) run into every target, with each type's C number and float
+format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).  A call with
+``out=``, another order or a byte-swapped input runs the reference's checks and layout around
+the same conversions; a subclass of ndarray is the reference's.  The
 public functions are entry points of :mod:`fastbits._common`.
 """
 
@@ -91,6 +91,7 @@ cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, obj
     c = T.cast_to[dst]
     c.src = T.cast_from[src]
     c.saturate = c.saturate and (<object>options[0] is True)
+    c.round_mode = _ROUND_MODES[<object>options[1]]
     return unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X), b_width=0,
                                     swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into)
 
@@ -112,7 +113,7 @@ cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) exce
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
     """A call the fast path declines (``out=``, an order other than "K", a byte-swapped input,
-    a one-byte source whose table is not built yet, FLOAT8E8M0, a subclass): the reference's
+    a one-byte source whose table is not built yet, a subclass): the reference's
     checks, ``out`` and ``order``, with the C conversions where they convert (a byte-swapped
     input is swapped first); and, for a one-byte source, the table of its 256 results for the
     next call (built by the reference itself, so the two cannot differ)."""

@@ -158,25 +158,22 @@ def _nan_code(fmt: spec.FloatFormat) -> np.uint64:
 def _to_e8m0_codes(v: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
     """FLOAT8E8M0 codes (uint64) of the float64 values ``v``: 2**(code - 127), 255 NaN.
 
-    The exponent k of a positive value rounds as ``round_mode`` says (``up``: the power of two
-    at or above it; ``down``: at or below; ``nearest``: the nearer, a tie (1.5 * 2**k) up).
-    The power of two is chosen among all of them; outside [2**-127, 2**127] (and for
-    infinity) ``saturate`` gives the nearer end, else NaN.
-    Zero is below the smallest value: 2**-127 saturated, NaN otherwise (Cast's table).  The
-    spec leaves negative values and -0 unspecified: fastbits reads them by magnitude (the
-    sign bit has nowhere to go), so -0 is 0 and -4 is 4.
+    Cast's table tests the value itself: beyond 2**127 (infinity too) and below 2**-127 (zero
+    too), ``saturate`` gives the nearer end, else NaN, whatever ``round_mode``.  Inside, the
+    exponent k of a value rounds as ``round_mode`` says (``up``: the power of two at or above
+    it; ``down``: at or below; ``nearest``: the nearer, a tie (1.5 * 2**k) up), which stays
+    inside.  The spec leaves negative values and -0 unspecified: fastbits reads them by
+    magnitude (the sign bit has nowhere to go), so -0 is 0 and -4 is 4.
     """
     nan = np.isnan(v)
     a = np.where(nan, 1.0, np.abs(v))
-    inf = np.isinf(a)
-    mantissa, exponent = np.frexp(np.where(inf, 1.0, a))  # a = mantissa * 2**exponent, mantissa in [0.5, 1)
+    low, high = a < 2.0**-127, a > 2.0**127  # zero and infinity among them
+    mantissa, exponent = np.frexp(np.where(low | high, 1.0, a))  # a = mantissa * 2**exponent, mantissa in [0.5, 1)
     k = exponent - 1  # a = (2 * mantissa) * 2**k
     if round_mode == "up":
         k = k + (mantissa > 0.5)
     elif round_mode == "nearest":
         k = k + (mantissa >= 0.75)
-    low = (a == 0) | (k < -127)
-    high = inf | (k > 127)
     if saturate:
         codes = np.where(low, 0, np.where(high, 254, k + 127)).astype(np.uint64)
     else:
@@ -299,7 +296,9 @@ def cast(x: Any, to: Any, /, *, saturate: Any = True, round_mode: str = "up", ou
         (``"FLOAT8E4M3FN"``, ``"float8_e4m3fn"``).
     saturate : bool, optional
         For the float 8 targets and FLOAT8E8M0: out-of-range values and infinities become the
-        largest value (True, the default) or infinity or NaN (False), as Cast's tables say.
+        largest value (True, the default) or infinity or NaN (False), as Cast's tables say;
+        into FLOAT8E8M0, a value beyond 2**127 or below 2**-127 (zero too) becomes the nearer
+        end (True) or NaN (False), whatever ``round_mode``.
     round_mode : {"up", "down", "nearest"}, optional
         For FLOAT8E8M0 targets: the power of two at or above a value, at or below it, or the
         nearer one (a tie up).

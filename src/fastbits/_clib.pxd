@@ -121,7 +121,7 @@ cdef extern from "_c/loops.h":
 cdef extern from "_c/convert.h":
     ctypedef enum fb_num:
         FB_NUM_I8, FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64
-        FB_NUM_F32, FB_NUM_F64, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_BF16, FB_NUM_FORMAT, FB_NUM_SMALL
+        FB_NUM_F32, FB_NUM_F64, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_BF16, FB_NUM_FORMAT, FB_NUM_SMALL, FB_NUM_E8M0
     ctypedef enum fb_special:
         FB_SPECIAL_IEEE, FB_SPECIAL_FN, FB_SPECIAL_UZ, FB_SPECIAL_NONE
     ctypedef struct fb_cast:
@@ -129,6 +129,7 @@ cdef extern from "_c/convert.h":
         int dst
         int ebits, mbits, bias, special, saturate, signed_zero
         int bits
+        int round_mode
 
 
 cdef extern from "_c/quant.h":

@@ -31,8 +31,8 @@ cdef struct Types:
     bint ml[NUM_CODES]                    # one of ml_dtypes' types (spec.ML_TYPES)
     # The C conversions' side of spec.TypeInfo (Cast, QuantizeLinear, DequantizeLinear):
     int cast_from[NUM_CODES]              # the fb_num the conversions read a type as, or -1
-    fb_cast cast_to[NUM_CODES]            # the target half of an fb_cast (dst -1: none; FLOAT8E8M0 is
-                                          # the reference's); its saturate is 1 where the type takes it
+    fb_cast cast_to[NUM_CODES]            # the target half of an fb_cast (dst -1: none); its saturate
+                                          # is 1 where the type takes it
     int ml_ready                          # ml_dtypes' types are in (fb_publish)
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from . import spec
 from ._clib cimport (
     FB_MAX_ENTRIES, FB_MAXD, FB_NUM_BF16, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_F32, FB_NUM_F64, FB_NUM_FORMAT, FB_NUM_I8,
-    FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_SPECIAL_FN,
+    FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_E8M0, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_SPECIAL_FN,
     FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ, fb_engine_broadcast, fb_entry_function, fb_entry_handler,
     fb_layout_copy, fb_operand, fb_plan, fb_publish, fb_published,
 )
@@ -70,7 +70,8 @@ cdef dict _C_NUMBERS = {
     "i64": (FB_NUM_I64, FB_NUM_I64), "u8": (FB_NUM_U8, FB_NUM_U8), "u16": (FB_NUM_U16, FB_NUM_U16),
     "u32": (FB_NUM_U32, FB_NUM_U32), "u64": (FB_NUM_U64, FB_NUM_U64), "f32": (FB_NUM_F32, FB_NUM_F32),
     "f64": (FB_NUM_F64, FB_NUM_F64), "bool": (FB_NUM_BOOL, FB_NUM_BOOL), "f16": (FB_NUM_F16, FB_NUM_FORMAT),
-    "bf16": (FB_NUM_BF16, FB_NUM_FORMAT), "small": (-1, FB_NUM_SMALL), None: (-1, FB_NUM_FORMAT),
+    "bf16": (FB_NUM_BF16, FB_NUM_FORMAT), "small": (-1, FB_NUM_SMALL), "e8m0": (-1, FB_NUM_E8M0),
+    None: (-1, FB_NUM_FORMAT),
 }
 cdef dict _SPECIALS = {"ieee": FB_SPECIAL_IEEE, "fn": FB_SPECIAL_FN, "uz": FB_SPECIAL_UZ, None: FB_SPECIAL_NONE}
 
@@ -82,10 +83,10 @@ cdef void _add_conversions() except *:
     for code in range(NUM_CODES):
         TYPES.cast_from[code] = -1
         TYPES.cast_to[code] = fb_cast(src=-1, dst=-1, ebits=0, mbits=0, bias=0, special=0, saturate=0,
-                                      signed_zero=0, bits=0)
+                                      signed_zero=0, bits=0, round_mode=0)
     for t, info in spec.TYPES.items():
-        if info.cast_since is None or info.kind == "power of two":
-            continue  # FLOAT8E8M0 stays the reference's
+        if info.cast_since is None:
+            continue
         reads, writes = _C_NUMBERS[info.c_number]
         TYPES.cast_from[int(t)] = reads
         c = TYPES.cast_to[int(t)]
@@ -96,6 +97,8 @@ cdef void _add_conversions() except *:
             c.saturate, c.signed_zero = fmt.saturable, fmt.signed_zero
         elif writes == FB_NUM_SMALL:
             c.bits = info.bits
+        elif writes == FB_NUM_E8M0:
+            c.saturate = 1  # saturable: the call's saturate decides
         TYPES.cast_to[int(t)] = c
 
 

@@ -164,6 +164,12 @@ static FB_ALWAYS_INLINE void write_doubles(const fb_cast *c, const format_t *f, 
     case FB_NUM_F64: WRITE(double, v[i]); break;
     case FB_NUM_BOOL: WRITE(uint8_t, v[i] != 0); break; /* NaN is True */
     case FB_NUM_SMALL: WRITE(uint8_t, small_of(v[i], mask)); break;
+    case FB_NUM_E8M0: {
+        e8m0_t e;
+        e8m0_init(c, &e);
+        WRITE(uint8_t, e8m0_of(v[i], &e));
+        break;
+    }
     default: /* FB_NUM_FORMAT */
         if (c->ebits + c->mbits + 1 > 8) WRITE(uint16_t, encode(v[i], f));
         else WRITE(uint8_t, encode(v[i], f));
@@ -221,6 +227,13 @@ static FB_ALWAYS_INLINE int direct(const fb_cast *c, char *o, fb_ssize so, const
         format_of(c, &f);
         if (c->ebits + c->mbits + 1 > 8) DIRECT(uint32_t, uint16_t, encode32(x, &f));
         DIRECT(uint32_t, uint8_t, encode32(x, &f));
+    }
+    if (src == FB_NUM_F32 && dst == FB_NUM_E8M0) {
+        e8m0_t r;
+        uint32_t t;
+        e8m0_init(c, &r);
+        t = (uint32_t)(r.threshold >> 29);
+        DIRECT(uint32_t, uint8_t, e8m0_of32(x, t, r.high, r.low));
     }
     if (src == FB_NUM_F64 && dst == FB_NUM_F32) DIRECT(double, float, x);
     if (src == FB_NUM_F32 && dst == FB_NUM_F64) DIRECT(float, double, x);

@@ -2,6 +2,9 @@
    rules of fastbits._cast_py, the readable reference, written in C for the sources wider than
    a byte (one-byte sources are looked up in tables of their 256 results, FB_OP_LOOKUP).
 
+   FLOAT8E8M0 is written by its own rule (e8m0_of, numbers.h), not the format encoder: its codes
+   are powers of two, chosen by a round mode.
+
    Each element goes through one exact intermediate, as in the reference: a double for a float
    source, and for an integer source bound for a float (beyond 2**53 first rounded to 53 bits
    to odd, so that the one rounding to the target is exact); the integer itself, as 64 bits, for
@@ -21,7 +24,8 @@ typedef enum {
     FB_NUM_F16,    /* a source only: IEEE binary16 (as a target, a format below) */
     FB_NUM_BF16,   /* a source only: bfloat16 */
     FB_NUM_FORMAT, /* a target only: the float format of fb_cast's fields (codes of 1 or 2 bytes) */
-    FB_NUM_SMALL   /* a target only: an integer of ``bits`` bits (2 or 4), one per byte */
+    FB_NUM_SMALL,  /* a target only: an integer of ``bits`` bits (2 or 4), one per byte */
+    FB_NUM_E8M0    /* a target only: FLOAT8E8M0, the power of two ``round_mode`` picks */
 } fb_num;
 
 /* What a format does with the codes beyond its finite values (fastbits.spec.FloatFormat). */
@@ -44,6 +48,8 @@ typedef struct {
     int signed_zero; /* a zero result keeps its sign */
     /* FB_NUM_SMALL: its low ``bits`` bits, whatever its sign */
     int bits;
+    /* FB_NUM_E8M0 (and ``saturate``): 0 up, 1 down, 2 nearest (Cast's round_mode) */
+    int round_mode;
 } fb_cast;
 
 /* o[i] = a[i] cast as ``c`` says, for n elements at byte strides so and sa (native order, any

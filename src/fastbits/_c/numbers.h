@@ -99,6 +99,46 @@ static FB_ALWAYS_INLINE uint32_t encode32(uint32_t w, const format_t *f) {
     return a > 0x7F800000u ? nan : (e > f->emax32 || code > f->largest) ? over : finite;
 }
 
+/* FLOAT8E8M0's rule (the reference's _to_e8m0_codes), from fb_cast's saturate and round_mode.
+   Cast's table tests x itself: beyond 2**127 (infinity too) the code ``high``, below 2**-127
+   (zero too) ``low``: the nearer end where saturating, else NaN (0xFF), in every round mode.
+   Inside, x goes to the power of two at or below it (its binade's code), plus one where its
+   bits below that power of two exceed the threshold: ``up`` where they are not 0, ``nearest``
+   where they are half or more (1.5 times the power of two: a tie goes up), ``down`` never;
+   never past an end, since x lies between them. */
+typedef struct {
+    uint64_t threshold; /* of a double's 52 fraction bits; a float's 23 are its top ones */
+    uint8_t high, low;
+} e8m0_t;
+
+static inline void e8m0_init(const fb_cast *c, e8m0_t *r) {
+    const uint64_t all = ((uint64_t)1 << 52) - 1;
+    r->threshold = c->round_mode == 0 ? 0 : c->round_mode == 2 ? all >> 1 : all;
+    r->high = c->saturate ? 0xFE : 0xFF;
+    r->low = c->saturate ? 0x00 : 0xFF;
+}
+
+/* The code of x, by magnitude.  Inside, a double is normal: its exponent field less 1023 - 127
+   is its binade's code. */
+static FB_ALWAYS_INLINE uint8_t e8m0_of(double x, const e8m0_t *r) {
+    const uint64_t a = bits_of(x) & 0x7FFFFFFFFFFFFFFFu;
+    const uint64_t code = (a >> 52) - (1023 - 127) + ((a & 0xFFFFFFFFFFFFFu) > r->threshold);
+    return a > 0x7FF0000000000000u ? 0xFF : a > (uint64_t)(1023 + 127) << 52 ? r->high
+         : a < (uint64_t)(1023 - 127) << 52 ? r->low : (uint8_t)code;
+}
+
+/* e8m0_of() for a float's bits w, without a branch (so that compilers vectorize it); t, the
+   threshold of its 23 fraction bits.  Inside, a normal float's exponent field is its binade's
+   code; a subnormal one (2**-127 up to 2**-126) has code 0, and its bits below its top one,
+   shifted up, are its fraction. */
+static FB_ALWAYS_INLINE uint8_t e8m0_of32(uint32_t w, uint32_t t, uint8_t high, uint8_t low) {
+    const uint32_t a = w & 0x7FFFFFFFu;
+    const uint32_t normal = a >= 0x00800000u;
+    const uint32_t fraction = (normal ? a : a << 1) & 0x7FFFFFu;
+    const uint32_t code = (normal ? a >> 23 : 0) + (fraction > t);
+    return a > 0x7F800000u ? 0xFF : a > 0x7F000000u ? high : a < 0x00400000u ? low : (uint8_t)code;
+}
+
 /* bfloat16 from a float's bits: to nearest even by an add that carries into the kept half; a
    NaN is the quiet NaN of its sign. */
 static FB_ALWAYS_INLINE uint16_t bf16_of(uint32_t w) {

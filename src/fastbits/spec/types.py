@@ -105,8 +105,9 @@ class TypeInfo(NamedTuple):
     format: FloatFormat | None = None
     #: The C conversions' number type (``fb_num`` in ``_c/numbers.h``, by its lower-case
     #: suffix): the types C reads as numbers ("f16": a float16, read natively, written by the
-    #: format encoder), "small" for the 4- and 2-bit integers; None where C reads a table of a
-    #: one-byte type's 256 values.
+    #: format encoder), "small" for the 4- and 2-bit integers, "e8m0" for FLOAT8E8M0's powers
+    #: of two (written by their own rule); None where C reads a table of a one-byte type's 256
+    #: values and writes it by the format encoder.
     c_number: str | None = None
     #: The version of Cast from which the type is in its T1 and T2 (CastLike's too, from
     #: CastLike-15); None: Cast does not take it.
@@ -164,7 +165,7 @@ TYPES: dict[DataType, TypeInfo] = {
     _D.INT4: _int(4, True, since=21),
     _D.FLOAT4E2M1: _narrow_float("float4_e2m1fn", FloatFormat(2, 1, 1, None, 6.0), 23, bits=4),
     # E8M0: powers of two 2**-127 ... 2**127 and NaN, no format Cast rounds to (_cast_py)
-    _D.FLOAT8E8M0: TypeInfo(8, "float8_e8m0fnu", "power of two", ml=True, cast_since=24),
+    _D.FLOAT8E8M0: TypeInfo(8, "float8_e8m0fnu", "power of two", ml=True, c_number="e8m0", cast_since=24),
     _D.UINT2: _int(2, False, since=25),
     _D.INT2: _int(2, True, since=25),
     _D.FLOAT6E2M3: _narrow_float("float6_e2m3fn", FloatFormat(2, 3, 1, None, 7.5, signed_zero=False), 28, bits=6),
