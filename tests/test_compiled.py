@@ -728,7 +728,9 @@ def _wide_source(src) -> np.ndarray:
 def test_cast_conversions_equal_the_reference(src, threads):
     x = _wide_source(src)
     square = x[: 63 * 64].reshape(63, 64)
-    layouts = [x, square.T, x[::-3], x[:0], x[5:6].reshape(()), x.astype(x.dtype.newbyteorder())]
+    swapped = x.astype(x.dtype.newbyteorder())  # read by the conversions in chunks, swapped
+    layouts = [x, square.T, x[::-3], x[:0], x[5:6].reshape(()),
+               swapped, swapped[::-3], swapped[: 63 * 64].reshape(63, 64).T]
     for dst in sorted(fastbits.spec.CAST_T):
         modes = ("up", "down", "nearest") if dst == DataType.FLOAT8E8M0 else ("up",)
         for saturate, mode in itertools.product((True, False), modes):

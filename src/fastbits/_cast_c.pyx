@@ -7,8 +7,9 @@ From a type of 8 bits or fewer, a cast looks each byte up in a table of its 256 
 ``round_mode``) at the first call that needs it; from a wider type, the C conversions
 (FB_OP_CONVERT, ``_c/convert.c``) run into every target, with each type's C number and float
 format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).  A call with
-``out=``, another order or a byte-swapped input runs the reference's checks and layout around
-the same conversions; a subclass of ndarray is the reference's.  The
+``out=`` or another order runs the reference's checks and layout around the same conversions;
+an input in the other byte order is swapped by the conversions themselves (FB_OP_CONVERT's
+``swap``); a subclass of ndarray is the reference's.  The
 public functions are entry points of :mod:`fastbits._common`.
 """
 
@@ -72,7 +73,7 @@ cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
 
 
 cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, object into=None):
-    cdef int src
+    cdef int src, swap
     cdef fb_cast c
     if _cast_codes(X, options, &src) < 0:
         return None
@@ -83,17 +84,18 @@ cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, obj
             return None
         return unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, b_width=0, swap=0, mask=0, stream=0,
                                         table=table.data), table.descr, e.opname, into)
-    if T.cast_from[src] < 0 or T.cast_to[dst].dst < 0 or T.descr[dst] == NULL or not cnp.PyArray_ISNOTSWAPPED(X):
+    if T.cast_from[src] < 0 or T.cast_to[dst].dst < 0 or T.descr[dst] == NULL:
         return None
+    swap = 0 if cnp.PyArray_ISNOTSWAPPED(X) else <int>cnp.PyArray_ITEMSIZE(X)  # read in the other byte order
     if src == dst:  # a copy, NaN payloads and all, as the reference's astype
-        return unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], b_width=0, swap=0, mask=0,
-                                        stream=0, table=NULL), T.descr[dst], e.opname, into)
+        return unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], b_width=0, swap=swap,
+                                        mask=0, stream=0, table=NULL), T.descr[dst], e.opname, into)
     c = T.cast_to[dst]
     c.src = T.cast_from[src]
     c.saturate = c.saturate and (<object>options[0] is True)
     c.round_mode = _ROUND_MODES[<object>options[1]]
     return unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X), b_width=0,
-                                    swap=0, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into)
+                                    swap=swap, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into)
 
 
 cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) except *:
@@ -112,10 +114,8 @@ cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) exce
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
-    """A call the fast path declines (``out=``, an order other than "K", a byte-swapped input,
-    a one-byte source whose table is not built yet, a subclass): the reference's
-    checks, ``out`` and ``order``, with the C conversions where they convert (a byte-swapped
-    input is swapped first); and, for a one-byte source, the table of its 256 results for the
+    """A call the fast path declines (``out=``, an order other than "K", a one-byte source whose table is not built yet, a subclass): the reference's
+    checks, ``out`` and ``order``, with the C conversions where they convert; and, for a one-byte source, the table of its 256 results for the
     next call (built by the reference itself, so the two cannot differ)."""
     x, to = <object>args[0], <object>args[1]
     saturate, mode = <object>options[0], <object>options[1]
@@ -125,8 +125,6 @@ cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
         # apart from the input; else a fresh result, which the reference's layout step copies
         cdef PyObject* plain[4]  # the checked saturate and round_mode; no out; order "K"
         if type(values) is np.ndarray:
-            if not values.dtype.isnative:
-                values = values.astype(values.dtype.newbyteorder("="))
             if into is not None and not (into.dtype == spec.numpy_dtype(dst) and into.dtype.isnative
                                          and into.flags.aligned and not np.may_share_memory(into, values)):
                 into = None

@@ -402,6 +402,25 @@ static const row_fn rows[FB_OP_COPY][4] = {
     WIDTH_ROWS(shr), WIDTH_ROWS(sar), WIDTH_ROWS(not),
 };
 
+/* A Cast's row; an input in the other byte order is swapped CHUNK_BYTES at a time into a
+   buffer the conversion then reads, so the values cross memory once. */
+static void convert_row(const fb_kernel *k, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n) {
+    const fb_cast *c = (const fb_cast *)k->table;
+    const int stream = k->stream && n >= 2 * CHUNK_BYTES / k->width;
+    FB_ALIGNED(64) char swapped[CHUNK_BYTES];
+    const fb_ssize chunk = CHUNK_BYTES / k->in_width;
+    fb_ssize start, m;
+    if (!k->swap) {
+        fb_convert_row(stream, c, o, so, a, sa, n);
+        return;
+    }
+    for (start = 0; start < n; start += m) {
+        m = n - start < chunk ? n - start : chunk;
+        fb_copy_row(swapped, k->in_width, a + start * sa, sa, m, k->in_width, k->swap, 0);
+        fb_convert_row(stream, c, o + start * so, so, swapped, k->in_width, m);
+    }
+}
+
 static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a, const char *b,
                                      fb_ssize n, fb_ssize so, fb_ssize sa, fb_ssize sb) {
     fb_ssize done;
@@ -410,7 +429,7 @@ static FB_ALWAYS_INLINE void one_row(const fb_kernel *k, char *o, const char *a,
         return;
     }
     if (k->op == FB_OP_CONVERT) {
-        fb_convert_row(k->stream && n >= 2 * CHUNK_BYTES / k->width, (const fb_cast *)k->table, o, so, a, sa, n);
+        convert_row(k, o, so, a, sa, n);
         return;
     }
     if (k->op == FB_OP_QUANT) {

@@ -36,7 +36,8 @@ typedef struct {
     int in_width; /* bytes per element of each input (the same as width but for Cast's ops) */
     int b_width;  /* bytes per element of the second input where they differ from in_width (the
                      parameters of FB_OP_QUANT), else 0 */
-    int swap;     /* FB_OP_COPY: byte-swap unit (2, 4 or 8; a complex swaps each half), or 0 */
+    int swap;     /* FB_OP_COPY, FB_OP_CONVERT: the input's byte-swap unit (2, 4 or 8; a complex
+                     swaps each half), or 0 */
     int mask;     /* FB_OP_COPY: keep only these bits of each byte (sub-byte types), or 0 */
     int stream;   /* the whole result is large: write long contiguous runs around the cache */
     /* A table the op reads, or NULL.  FB_OP_COPY of sub-byte types whose bits are not the low
