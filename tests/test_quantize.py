@@ -304,6 +304,45 @@ def test_dequantize_every_code_every_scale_every_result(ops, x_type, scale_type)
                    context=f"x {x_type.name}, scale {scale_type.name}, zp {'given' if zp is not None else 'none'}")
 
 
+def _near_ties(scale=1 / 3) -> np.ndarray:
+    """int32 values x whose exact product with the float32 ``scale`` has 54 to 56 bits and
+    lies just above a tie of float32's rounding, by less than its 4 lowest bits: a product
+    cut to 53 bits, or rounded to odd without those bits, rounds it the wrong way.  (No such
+    x exists for float16 and bfloat16 results: the 2**45 and more below their ties would have
+    to be zeros but for the last 4 bits.)"""
+    m = Fraction(float(np.float32(scale))).numerator  # the scale's odd significand
+    assert m % 2 == 1
+    kept = 24  # float32's significant bits
+    values = []
+    for bits in (54, 55, 56):
+        mod = 1 << (bits - kept)
+        for extra in (1, 3, 15):
+            d = (mod // 2 + extra) * pow(m, -1, mod) % mod
+            while (d * m).bit_length() < bits:
+                d += mod
+            if (d * m).bit_length() == bits and d < 2**31:
+                assert (d * m) % mod == mod // 2 + extra
+                values += [d, -d]
+    assert len(values) >= 6
+    return np.array(values, np.int32)
+
+
+@pytest.mark.parametrize("output_dtype", DQ_Y, ids=name)
+def test_dequantize_int32_per_tensor_every_scale(ops, output_dtype):
+    """int32 with one scale for the whole input (contiguous, and every second element), each
+    float32 scale of DQ_SCALES, a zero point at either end of int32 or none: products past
+    2**53, which a double alone would round twice, subnormal and overflowing results, signs of
+    zero, each rounded once from the exact product."""
+    x = np.concatenate([dq_inputs(D.INT32, seed=3), _near_ties()])
+    pairs = np.stack([x, x[::-1]], axis=1)
+    for s in DQ_SCALES[D.FLOAT]:
+        scale = np.array(s, np.float32)
+        for zero in (None, np.int32(-(2**31)), np.int32(2**31 - 1), np.int32(7)):
+            for layout, values in (("contiguous", x), ("strided", pairs[:, 1])):
+                run_dq(ops, values, scale, zero, output_dtype, axis=0,
+                       context=f"{layout}, scale {s}, zp {None if zero is None else int(zero)}")
+
+
 def test_dequantize_the_issues_example(ops):
     got = ops.dequantize_linear(np.array([2049], np.int16), np.array(1.5, np.float16))
     assert got.dtype == np.float16 and got.tolist() == [3074.0]
@@ -502,6 +541,25 @@ def test_quantize_each_precision_with_each_scale_type(ops, x_type, scale_type):
                           (D.FLOAT8E4M3FN, None)):
             run_ql(ops, x, scales, zero, dst, precision=precision,
                    context=f"x {x_type.name}, scale {scale_type.name}")
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+@pytest.mark.parametrize("x_type", [D.FLOAT16, D.BFLOAT16], ids=name)
+def test_quantize_every_value_in_its_own_precision(x_type):
+    """Every float16 (bfloat16) value, per tensor, with a scale of its type (so in its
+    precision): the compiled loop over a contiguous row, and over every second element, equals
+    the reference bit for bit for each scale of PRECISION_SCALES (subnormal, zero, negative),
+    into an integer with a zero point, a 4-bit integer and a float 8 type."""
+    x = every_code(x_type)
+    for s in PRECISION_SCALES[x_type]:
+        scale = of_type(s, x_type)
+        for dst, zero in ((D.INT8, np.int8(-3)), (D.UINT4, None), (D.FLOAT8E4M3FN, None), (D.INT16, np.int16(100))):
+            args = (scale,) if zero is None else (scale, zero)
+            for values in (x, np.repeat(x, 2)[::2]):
+                got = COMPILED.quantize_linear(values, *args, output_dtype=dst)
+                want = PURE.quantize_linear(values, *args, output_dtype=dst)
+                assert _same_bits_any_nan(got, want), (x_type.name, s, dst.name, values.strides)
 
 
 def test_quantize_defaults_and_the_texts_rows(ops):

@@ -99,24 +99,97 @@ static FB_ALWAYS_INLINE double dq_odd_product(double d, float s) {
     return double_of((e > 0) == (r > 0) ? w + 1 : w - 1);
 }
 
+/* A finite float32 scale as sign * m * 2**e, m an integer below 2**24, with the powers of two
+   dq_i32_product multiplies by. */
+typedef struct {
+    uint64_t m, sign; /* sign: a double's sign bit */
+    uint64_t p0, p4;  /* the bits of 2**e and 2**(e + 4) */
+} dq_scale_t;
+
+/* 0 where s is not finite (the caller then takes dq_odd_product). */
+static FB_ALWAYS_INLINE int dq_scale_of(float s, dq_scale_t *t) {
+    const uint32_t w = bits_of_float(s), field = w >> 23 & 0xFFu;
+    const int e = field ? (int)field - 150 : -149;
+    if (field == 0xFFu) return 0;
+    t->m = field ? (w & 0x7FFFFFu) | 0x800000u : w & 0x7FFFFFu;
+    t->sign = (uint64_t)(w >> 31) << 63;
+    t->p0 = (uint64_t)(e + 1023) << 52;
+    t->p4 = (uint64_t)(e + 4 + 1023) << 52;
+    return 1;
+}
+
+/* (x - z) * s for an int32 x and zero point z and a finite scale, rounded to odd with 49 bits
+   or more, in integer arithmetic (where dq_odd_product needs fma) and without a branch, so
+   that compilers vectorize it: |x - z| < 2**32 times m is an integer below 2**56; from 2**52
+   on its 4 low bits fold into a sticky last bit; below 2**52 it is a double's fraction field
+   (the add of 2**52), and its product with the power of two is exact.  Rounding to odd with
+   at least 2 bits more than the result's (24) then rounds as the exact product does. */
+static FB_ALWAYS_INLINE double dq_i32_product(int32_t v, int32_t z, const dq_scale_t *t) {
+    const int64_t d = (int64_t)v - (int64_t)z;
+    const uint64_t neg = (uint64_t)(d >> 63); /* all ones where d < 0 */
+    const uint64_t k = (uint64_t)(uint32_t)(((uint64_t)d ^ neg) - neg) * t->m;
+    const uint64_t wide = 0 - (uint64_t)(k >= (uint64_t)1 << 52);         /* all ones from 2**52 on */
+    const uint64_t kept = (k & ~wide) | ((k >> 4 | (uint64_t)((k & 15) != 0)) & wide);
+    const double r = (double_of(kept | 0x4330000000000000u) - 0x1p52) * double_of((t->p0 & ~wide) | (t->p4 & wide));
+    return double_of(bits_of(r) ^ ((neg << 63) ^ t->sign)); /* the product's sign, zeros too */
+}
+
+/* An int32 element and its zero point (the zero point's own bits stand in fb_qparam's). */
+static FB_ALWAYS_INLINE double dq_i32(const char *x, float zero, const dq_scale_t *t) {
+    int32_t v, z;
+    memcpy(&v, x, sizeof v);
+    memcpy(&z, &zero, sizeof z);
+    return dq_i32_product(v, z, t);
+}
+
+/* A DequantizeLinear result from its product rounded to odd: float32 (a NaN as canonical()),
+   or a format's code. */
+#define DQ_STORE_ODD(at, r)                                                                      \
+    do {                                                                                         \
+        if (q->y == FB_NUM_F32) {                                                                \
+            const uint32_t y_ = canonical((float)(r));                                           \
+            memcpy((at), &y_, sizeof y_);                                                        \
+        } else {                                                                                 \
+            const uint16_t y_ = (uint16_t)encode((r) == (r) ? (r) : (double)float_of(0x7FC00000u), &f); \
+            memcpy((at), &y_, sizeof y_);                                                        \
+        }                                                                                        \
+    } while (0)
+
 /* One row of an ``exact`` DequantizeLinear, into float32 or a format. */
-static void dequantize_exact(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx, const char *p,
-                             fb_ssize sp, fb_ssize n) {
+static FB_ALWAYS_INLINE void dequantize_exact(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
+                                              const char *p, fb_ssize sp, fb_ssize n) {
     fb_ssize i;
     format_t f = {0};
+    dq_scale_t t;
     if (q->y != FB_NUM_F32) format_of(&q->format, &f);
+    if (q->x == FB_NUM_I32 && sp == 0) { /* one scale: its parts once */
+        fb_qparam c;
+        memcpy(&c, p, sizeof c);
+        if (dq_scale_of(c.scale, &t)) {
+            if (q->y == FB_NUM_F32 && sx == 4 && so == 4) { /* contiguous: a loop compilers vectorize */
+                int32_t z;
+                memcpy(&z, &c.zero, sizeof z);
+                for (i = 0; i < n; i++) {
+                    int32_t v;
+                    const float y = (float)dq_i32_product((memcpy(&v, x + 4 * i, sizeof v), v), z, &t);
+                    memcpy(o + 4 * i, &y, sizeof y); /* never NaN: the scale is finite */
+                }
+                return;
+            }
+            for (i = 0; i < n; i++) DQ_STORE_ODD(o + i * so, dq_i32(x + i * sx, c.zero, &t));
+            return;
+        }
+    }
     for (i = 0; i < n; i++) {
         fb_qparam c;
         double r;
         memcpy(&c, p + i * sp, sizeof c);
-        r = dq_odd_product(dq_difference(q, x + i * sx, c.zero), c.scale);
-        if (q->y == FB_NUM_F32) {
-            const uint32_t y = canonical((float)r);
-            memcpy(o + i * so, &y, sizeof y);
-        } else {
-            const uint16_t y = (uint16_t)encode(r == r ? r : (double)float_of(0x7FC00000u), &f);
-            memcpy(o + i * so, &y, sizeof y);
+        if (q->x == FB_NUM_I32 && dq_scale_of(c.scale, &t)) {
+            DQ_STORE_ODD(o + i * so, dq_i32(x + i * sx, c.zero, &t));
+            continue;
         }
+        r = dq_odd_product(dq_difference(q, x + i * sx, c.zero), c.scale);
+        DQ_STORE_ODD(o + i * so, r);
     }
 }
 
@@ -192,18 +265,31 @@ static FB_ALWAYS_INLINE void dequantize(const fb_quant *q, char *o, fb_ssize so,
 /* --------------------------------------------------------------------------
    QuantizeLinear */
 
+/* A float16 as a float, without a branch: a normal one's bits moved into a float's, times
+   2**112; a subnormal one its integer significand times 2**-24; the infinities and NaNs
+   (payload kept) by their bits.  No step makes or reads a subnormal float. */
+static FB_ALWAYS_INLINE float ql_f16(const char *x) {
+    uint16_t h;
+    uint32_t em, normal, special;
+    memcpy(&h, x, sizeof h);
+    em = (uint32_t)(h & 0x7FFFu) << 13;
+    normal = 0u - (uint32_t)(em >= 0x00800000u);
+    special = 0u - (uint32_t)(em >= 0x0F800000u); /* infinity or NaN */
+    return float_of((uint32_t)(h & 0x8000u) << 16 | ((em | 0x7F800000u) & special) |
+                    (bits_of_float(float_of((em & normal) | (0x00800000u & ~normal)) * 0x1p112f) & normal & ~special) |
+                    (bits_of_float((float)(h & 0x3FFu) * 0x1p-24f) & ~normal));
+}
+
+static FB_ALWAYS_INLINE float ql_bf16(const char *x) {
+    uint16_t h;
+    memcpy(&h, x, sizeof h);
+    return float_of((uint32_t)h << 16);
+}
+
 static FB_ALWAYS_INLINE float ql_input(const fb_quant *q, const char *x) {
     switch (q->x) {
-    case FB_NUM_F16: {
-        uint16_t h;
-        memcpy(&h, x, sizeof h);
-        return (float)f16_value(h);
-    }
-    case FB_NUM_BF16: {
-        uint16_t h;
-        memcpy(&h, x, sizeof h);
-        return float_of((uint32_t)h << 16);
-    }
+    case FB_NUM_F16: return ql_f16(x);
+    case FB_NUM_BF16: return ql_bf16(x);
     case FB_NUM_I32: {
         int32_t v;
         memcpy(&v, x, sizeof v);
@@ -227,20 +313,31 @@ static FB_ALWAYS_INLINE double ql_exact(const fb_quant *q, const char *x) {
     return (double)ql_input(q, x);
 }
 
-/* A double rounded once to the precision (float16 or bfloat16), as a float: those values are
-   floats exactly. */
-static FB_ALWAYS_INLINE float ql_round(const fb_quant *q, const format_t *pf, double v) {
-    const uint16_t code = (uint16_t)encode(v, pf);
-    return (float)(q->precision == FB_NUM_BF16 ? bf16_value(code) : f16_value(code));
+/* A double rounded once to the precision's format pf (float16 or bfloat16), beyond its largest
+   finite value to infinity, as a float (those values are floats exactly): encode()'s add of a
+   power of two whose ulp is the format's quantum in v's binade, without making the code. */
+static FB_ALWAYS_INLINE float ql_round(const format_t *pf, double v) {
+    const uint64_t w = bits_of(v), sign = w & 0x8000000000000000u, a = w ^ sign;
+    const uint64_t low = (uint64_t)pf->emin << 52, high = (uint64_t)(pf->emax + 1) << 52;
+    const uint64_t binade = (a < low ? low : a > high ? high : a) & 0x7FF0000000000000u; /* a finite magic */
+    const double magic = double_of(binade + ((uint64_t)(52 - pf->mbits) << 52));
+    const uint64_t r = bits_of((double_of(a) + magic) - magic);
+    const uint64_t nan = 0 - (uint64_t)(a > 0x7FF0000000000000u), over = 0 - (uint64_t)(r >= high);
+    return (float)double_of(sign | (a & nan) | (~nan & ((0x7FF0000000000000u & over) | (r & ~over)))); /* NaN kept */
 }
 
-/* x / scale in the call's precision: float32's division, or x and the scale rounded to the
-   precision, their quotient in a double rounded to it once more (quant.h). */
+/* A scale in the call's precision: itself in float32, else rounded to the precision. */
+static FB_ALWAYS_INLINE float ql_scale(const fb_quant *q, const format_t *pf, float scale) {
+    return q->precision == FB_NUM_F32 ? scale : ql_round(pf, (double)scale);
+}
+
+/* x / scale in the call's precision, the scale already in it (ql_scale): float32's division,
+   or x rounded to the precision, the quotient in a double rounded to it once more (quant.h). */
 static FB_ALWAYS_INLINE float ql_quotient(const fb_quant *q, const format_t *pf, const char *x, float scale) {
     double v;
     if (q->precision == FB_NUM_F32) return ql_input(q, x) / scale;
-    v = q->x == q->precision ? (double)ql_input(q, x) : (double)ql_round(q, pf, ql_exact(q, x)); /* already in it */
-    return ql_round(q, pf, v / (double)ql_round(q, pf, (double)scale));
+    v = q->x == q->precision ? (double)ql_input(q, x) : (double)ql_round(pf, ql_exact(q, x)); /* already in it */
+    return ql_round(pf, v / (double)scale);
 }
 
 /* A quotient as an integer result: NaN counts as 0; |q| clamped to 2**17 (which changes
@@ -286,25 +383,50 @@ static FB_ALWAYS_INLINE int zeros_only(const char *p, fb_ssize sp, fb_ssize n) {
     return 1;
 }
 
+/* The quotients of m elements at stride sx by one scale (in the precision): for a contiguous
+   input already in the precision, a loop compilers vectorize. */
+static FB_ALWAYS_INLINE void ql_quotients(const fb_quant *q, const format_t *pf, float *qt, const char *x, fb_ssize sx,
+                                          float scale, fb_ssize m) {
+    fb_ssize j;
+    if (sx == 2 && q->x == q->precision && q->x == FB_NUM_F16)
+        for (j = 0; j < m; j++) qt[j] = ql_round(pf, (double)ql_f16(x + 2 * j) / (double)scale);
+    else if (sx == 2 && q->x == q->precision && q->x == FB_NUM_BF16)
+        for (j = 0; j < m; j++) qt[j] = ql_round(pf, (double)ql_bf16(x + 2 * j) / (double)scale);
+    else
+        for (j = 0; j < m; j++) qt[j] = ql_quotient(q, pf, x + j * sx, scale);
+}
+
+/* A row of QuantizeLinear into type T, EXPR the result of the quotient qt and the parameters
+   c: the quotients of a block first, then their results, so that each loop is short enough
+   for the processor to run several elements at once (one element's steps depend on each
+   other; the quotient's division and roundings are long). */
+#define QL_BLOCK 256
 #define QL_ROW(T, EXPR)                                                                          \
     do {                                                                                         \
-        if (sp == 0) {                                                                           \
-            fb_qparam c;                                                                         \
-            memcpy(&c, p, sizeof c);                                                             \
-            for (i = 0; i < n; i++) {                                                            \
-                const float qt = ql_quotient(q, &pf, x + i * sx, c.scale);                       \
-                const T y = (T)(EXPR);                                                           \
-                memcpy(o + i * so, &y, sizeof y);                                                \
+        float qts_[QL_BLOCK];                                                                    \
+        fb_ssize start_, m_, j_;                                                                 \
+        fb_qparam c;                                                                             \
+        float s_;                                                                                \
+        memcpy(&c, p, sizeof c);                                                                 \
+        s_ = ql_scale(q, &pf, c.scale);                                                          \
+        for (start_ = 0; start_ < n; start_ += m_) {                                             \
+            const char *xs_ = x + start_ * sx, *ps_ = p + start_ * sp;                           \
+            char *os_ = o + start_ * so;                                                         \
+            m_ = n - start_ < QL_BLOCK ? n - start_ : QL_BLOCK;                                  \
+            if (sp == 0) {                                                                       \
+                ql_quotients(q, &pf, qts_, xs_, sx, s_, m_);                                     \
+            } else {                                                                             \
+                for (j_ = 0; j_ < m_; j_++) {                                                    \
+                    memcpy(&c, ps_ + j_ * sp, sizeof c);                                         \
+                    qts_[j_] = ql_quotient(q, &pf, xs_ + j_ * sx, ql_scale(q, &pf, c.scale));    \
+                }                                                                                \
             }                                                                                    \
-        } else {                                                                                 \
-            for (i = 0; i < n; i++) {                                                            \
-                fb_qparam c;                                                                     \
-                float qt;                                                                        \
+            for (j_ = 0; j_ < m_; j_++) {                                                        \
+                const float qt = qts_[j_];                                                       \
                 T y;                                                                             \
-                memcpy(&c, p + i * sp, sizeof c);                                                \
-                qt = ql_quotient(q, &pf, x + i * sx, c.scale);                                   \
+                if (sp != 0) memcpy(&c, ps_ + j_ * sp, sizeof c);                                \
                 y = (T)(EXPR);                                                                   \
-                memcpy(o + i * so, &y, sizeof y);                                                \
+                memcpy(os_ + j_ * so, &y, sizeof y);                                             \
             }                                                                                    \
         }                                                                                        \
     } while (0)

@@ -11,14 +11,17 @@
      float32 result is the float product, correctly rounded by IEEE 754; a float16 or bfloat16
      one the double product, encoded once.  Of int32, or of a float 8 type of 5 exponent bits
      with a zero point (``exact``): x - zero point is exact in a double (33 significant bits at
-     most), its product with the scale is rounded to odd in a double (the product's rounding
-     error by fma), and that is rounded once into the result, which is the exact product's
-     rounding (53 bits hold 2 more than any result's).
+     most), its product with the scale is rounded to odd (for int32 in 64-bit integers, where
+     |x - zero point| times the scale's 24-bit significand is exact; for the float 8 types in a
+     double, the product's rounding error by fma), and that is rounded once into the result,
+     which is the exact product's rounding (the odd rounding keeps 2 bits more than any
+     result's).
    * QuantizeLinear of a float32, float16, bfloat16 or int32 input in float32 precision: x
      rounded to a float, IEEE's float division; in float16 or bfloat16 precision: x and the
      scale each rounded once to the precision, their quotient in a double (53 bits hold a
      quotient of two 11-bit values closely enough that its rounding to the precision is the
-     exact quotient's) rounded once more.  Then to an integer half to even and saturated, or,
+     exact quotient's) rounded once more, a block of quotients at a time (a contiguous row in
+     the precision's own type in a loop compilers vectorize).  Then to an integer half to even and saturated, or,
      for a float format, the quotient plus the zero point encoded by Cast's rules. */
 #ifndef FASTBITS_QUANT_H
 #define FASTBITS_QUANT_H
