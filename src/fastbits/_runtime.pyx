@@ -107,7 +107,8 @@ cdef void parallel(const fb_config_t* config, fb_share_fn fn, void* ctx, int kin
 # Threads
 
 # the loops' instruction sets: what the CPU has, less what FASTBITS_DISABLE_CPU_FEATURES names
-fb_cpu_init("AVX2" in _cpus.allowed_cpu_features(), "F16C" in _cpus.allowed_cpu_features())
+_features = _cpus.allowed_cpu_features()
+fb_cpu_init("AVX2" in _features, "F16C" in _features)
 if fb_team_init() != 0:
     raise ImportError("fastbits._runtime: could not register the thread team's fork handler")
 
