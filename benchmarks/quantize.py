@@ -103,8 +103,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     threads = fastbits.get_num_threads()
     print(f"{args.rounds} interleaved rounds, medians; fastbits at {threads} threads and at 1")
-    for name, calls, *unchecked in rows(rng):
+    for name, calls, *rest in rows(rng):
         calls = dict(calls)
+        unchecked = rest[0] if rest else ()  # columns whose results are known to differ
         one = calls["fastbits"]
 
         def on_one_thread(one=one):
@@ -114,8 +115,7 @@ def main() -> None:
         expected = calls["fastbits"]()
         for who, call in calls.items():
             got = call()
-            compared = who != "np.copy" and not (unchecked and who in unchecked[0])
-            if compared and got.tobytes() != expected.tobytes():
+            if who != "np.copy" and who not in unchecked and got.tobytes() != expected.tobytes():
                 raise SystemExit(f"{name}: {who}'s result differs from fastbits'")
         times: dict[str, list[float]] = {who: [] for who in calls}
         for _ in range(args.rounds):
