@@ -264,7 +264,7 @@ def test_the_oracle_states_the_spelled_out_cases():
 #: Scales of each type (floats; FLOAT8E8M0 as codes): 1, negative, ±0, ones that give subnormal
 #: results, ones that overflow float16 (and float32), inexact ones, and inf / NaN.
 DQ_SCALES = {
-    D.FLOAT: [1.0, -1.5, 0.0, -0.0, 2.0**-140, 3e38, 1000.0, 1 / 3, float("inf"), float("nan")],
+    D.FLOAT: [1.0, -1.5, 0.0, -0.0, 2.0**-140, 3e38, 1000.0, 1 / 3, 0.7, float("inf"), float("nan")],
     D.FLOAT16: [1.5, -0.25, 0.0, 2.0**-24, 65504.0, -(2.0**-14), 0.1, float("inf"), float("nan")],
     D.BFLOAT16: [1.5, -3.0, 2.0**-133, 3e38, -0.0, 1 / 3, 0.0, 2.0**100],
     D.FLOAT8E8M0: [0, 1, 100, 127, 128, 140, 254, 255],  # 2**-127, 2**-126, 2**-27, 1, 2, 2**13, 2**127, NaN
@@ -306,23 +306,23 @@ def test_dequantize_every_code_every_scale_every_result(ops, x_type, scale_type)
 
 def _near_ties(scale=1 / 3) -> np.ndarray:
     """int32 values x whose exact product with the float32 ``scale`` has 54 to 56 bits and
-    lies just above a tie of float32's rounding, by less than its 4 lowest bits: a product
-    cut to 53 bits, or rounded to odd without those bits, rounds it the wrong way.  (No such
-    x exists for float16 and bfloat16 results: the 2**45 and more below their ties would have
-    to be zeros but for the last 4 bits.)"""
+    lies just above or just below a tie of float32's rounding, by less than its 4 lowest bits:
+    a product cut or rounded to nearest at 53 bits, or rounded to odd without those bits or
+    toward the wrong side, rounds it the wrong way.  (No such x exists for float16 and bfloat16
+    results: the 2**45 and more below their ties would have to be zeros but for the last 4
+    bits.)"""
     m = Fraction(float(np.float32(scale))).numerator  # the scale's odd significand
     assert m % 2 == 1
     kept = 24  # float32's significant bits
     values = []
     for bits in (54, 55, 56):
         mod = 1 << (bits - kept)
-        for extra in (1, 3, 15):
-            d = (mod // 2 + extra) * pow(m, -1, mod) % mod
-            while (d * m).bit_length() < bits:
-                d += mod
-            if (d * m).bit_length() == bits and d < 2**31:
-                assert (d * m) % mod == mod // 2 + extra
-                values += [d, -d]
+        for extra in (1, 2, 3, 15, -1, -2, -3, -15):
+            # the d below 2**31 whose product's low bits are the tie's plus extra
+            for d in range((mod // 2 + extra) * pow(m, -1, mod) % mod, 2**31, mod):
+                if (d * m).bit_length() == bits:
+                    assert (d * m) % mod == mod // 2 + extra
+                    values += [d, -d]
     assert len(values) >= 6
     return np.array(values, np.int32)
 
@@ -333,7 +333,8 @@ def test_dequantize_int32_per_tensor_every_scale(ops, output_dtype):
     float32 scale of DQ_SCALES, a zero point at either end of int32 or none: products past
     2**53, which a double alone would round twice, subnormal and overflowing results, signs of
     zero, each rounded once from the exact product."""
-    x = np.concatenate([dq_inputs(D.INT32, seed=3), _near_ties()])
+    ties = np.concatenate([_near_ties(1 / 3), _near_ties(0.7)])
+    x = np.concatenate([ties, dq_inputs(D.INT32, seed=3), ties])  # in vectors and in the tail
     pairs = np.stack([x, x[::-1]], axis=1)
     for s in DQ_SCALES[D.FLOAT]:
         scale = np.array(s, np.float32)

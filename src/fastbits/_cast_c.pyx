@@ -114,9 +114,10 @@ cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) exce
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
-    """A call the fast path declines (``out=``, an order other than "K", a one-byte source whose table is not built yet, a subclass): the reference's
-    checks, ``out`` and ``order``, with the C conversions where they convert; and, for a one-byte source, the table of its 256 results for the
-    next call (built by the reference itself, so the two cannot differ)."""
+    """A call the fast path declines (``out=``, an order other than "K", a one-byte source whose
+    table is not built yet, a subclass): the reference's checks, ``out`` and ``order``, with the C
+    conversions where they convert; and, for a one-byte source, the table of its 256 results for
+    the next call (built by the reference itself, so the two cannot differ)."""
     x, to = <object>args[0], <object>args[1]
     saturate, mode = <object>options[0], <object>options[1]
 

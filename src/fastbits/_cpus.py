@@ -14,11 +14,11 @@ mostly not this process's to fill.
 The spin time: how long the thread team's helpers watch for the next call before they sleep;
 ``OMP_WAIT_POLICY=passive`` (OpenMP's way to ask threads not to spin) makes it 0.
 
-The instruction sets the compiled loops may use: every one the CPU has (AVX2, and F16C for
-the float16 conversions, on x86-64 in builds with GCC on glibc) but those
-``FASTBITS_DISABLE_CPU_FEATURES`` names (comma- or space-separated, any case), as numpy's
-``NPY_DISABLE_CPU_FEATURES``: ``AVX2,F16C`` runs the baseline loops on a machine that has
-both, to test or compare them.  Read once, at import.
+The instruction sets the compiled loops may use: every one the CPU has (AVX2 with FMA, which
+every AVX2 processor has, and F16C for the float16 conversions, on x86-64 in builds with GCC on
+glibc) but those ``FASTBITS_DISABLE_CPU_FEATURES`` names (comma- or space-separated, any case),
+as numpy's ``NPY_DISABLE_CPU_FEATURES``: ``AVX2,F16C`` runs the baseline loops on a machine
+that has both, to test or compare them.  Read once, at import.
 
 The settings' table (:data:`fastbits._config.SETTINGS`) takes its defaults from here.
 """

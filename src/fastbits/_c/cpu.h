@@ -16,15 +16,16 @@
    line it shared with data that threads write (the team's state, the pool's counters) would be
    fetched again at each read.  Each module that compiles cpu.c has its own. */
 typedef struct {
-    int avx2; /* 1 where the AVX2 versions run */
+    int avx2; /* 1 where the AVX2 versions run: the CPU has AVX2 and FMA (x86-64-v3's pair) */
     int f16c; /* 1 where binary16 <-> float rows use F16C's conversions (convert.c) */
     char pad[64 - 2 * sizeof(int)];
 } fb_cpu_t;
 extern FB_HIDDEN FB_ALIGNED(64) fb_cpu_t fb_cpu;
 #define fb_cpu_avx2 (fb_cpu.avx2)
 
-/* Choose the versions: AVX2 where the CPU has it and allow_avx2 is set, F16C likewise by
-   allow_f16c; returns fb_cpu_avx2. */
+/* Choose the versions: AVX2 where the CPU has AVX2 and FMA (every AVX2 processor has both; a
+   loop may use either) and allow_avx2 is set, F16C likewise by allow_f16c; returns
+   fb_cpu_avx2. */
 int fb_cpu_init(int allow_avx2, int allow_f16c);
 
 #if FB_HAVE_AVX2

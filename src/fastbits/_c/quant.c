@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <string.h>
+#if FB_HAVE_AVX2
+#include <immintrin.h>
+#endif
 
 /* --------------------------------------------------------------------------
    DequantizeLinear */
@@ -155,6 +158,43 @@ static FB_ALWAYS_INLINE double dq_i32(const char *x, float zero, const dq_scale_
         }                                                                                        \
     } while (0)
 
+/* A contiguous int32 row into float32 with one finite scale, 4 elements at a time by AVX2 and
+   FMA (the AVX2 level, cpu.h): x - z exact in a double, its product with the scale rounded to
+   nearest and the rounding error by fma; where the error is not 0 and the product's last bit
+   even, a step of one in its bits toward the exact product makes it the product rounded to
+   odd, which vcvtpd2ps rounds once, as the exact product.  Returns the elements done. */
+#if FB_HAVE_AVX2
+__attribute__((target("avx2,fma"))) static fb_ssize dq_i32_vectors(char *o, const char *x, int32_t z, float s,
+                                                                  fb_ssize n) {
+    const __m256d zd = _mm256_set1_pd((double)z), sd = _mm256_set1_pd((double)s);
+    const __m256i one = _mm256_set1_epi64x(1), none = _mm256_setzero_si256();
+    fb_ssize i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(x + 4 * i));
+        const __m256d d = _mm256_sub_pd(_mm256_cvtepi32_pd(v), zd);
+        const __m256d r = _mm256_mul_pd(d, sd);
+        const __m256d e = _mm256_fmsub_pd(d, sd, r); /* the exact product is r + e */
+        const __m256i w = _mm256_castpd_si256(r);
+        const __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, _mm256_setzero_pd(), _CMP_NEQ_OQ));
+        const __m256i even = _mm256_cmpeq_epi64(_mm256_and_si256(w, one), none);
+        /* all ones where the signs differ: the exact product is nearer 0, the step -1 */
+        const __m256i down = _mm256_cmpgt_epi64(none, _mm256_xor_si256(w, _mm256_castpd_si256(e)));
+        const __m256i step = _mm256_and_si256(_mm256_and_si256(inexact, even), _mm256_or_si256(down, one));
+        const __m128 y = _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_add_epi64(w, step)));
+        _mm_storeu_ps((float *)(void *)(o + 4 * i), y);
+    }
+    return i;
+}
+#endif
+
+static fb_ssize dq_i32_row(char *o, const char *x, int32_t z, float s, fb_ssize n) {
+#if FB_HAVE_AVX2
+    if (fb_cpu_avx2) return dq_i32_vectors(o, x, z, s, n);
+#endif
+    (void)o, (void)x, (void)z, (void)s, (void)n;
+    return 0;
+}
+
 /* One row of an ``exact`` DequantizeLinear, into float32 or a format. */
 static FB_ALWAYS_INLINE void dequantize_exact(const fb_quant *q, char *o, fb_ssize so, const char *x, fb_ssize sx,
                                               const char *p, fb_ssize sp, fb_ssize n) {
@@ -162,21 +202,19 @@ static FB_ALWAYS_INLINE void dequantize_exact(const fb_quant *q, char *o, fb_ssi
     format_t f = {0};
     dq_scale_t t;
     if (q->y != FB_NUM_F32) format_of(&q->format, &f);
-    if (q->x == FB_NUM_I32 && sp == 0) { /* one scale: its parts once */
+    if (q->x == FB_NUM_I32 && sp == 0 && q->y == FB_NUM_F32 && sx == 4 && so == 4) {
+        /* contiguous, one scale: its parts once, by vectors (dq_i32_row) or in a loop compilers
+           vectorize */
         fb_qparam c;
         memcpy(&c, p, sizeof c);
         if (dq_scale_of(c.scale, &t)) {
-            if (q->y == FB_NUM_F32 && sx == 4 && so == 4) { /* contiguous: a loop compilers vectorize */
-                int32_t z;
-                memcpy(&z, &c.zero, sizeof z);
-                for (i = 0; i < n; i++) {
-                    int32_t v;
-                    const float y = (float)dq_i32_product((memcpy(&v, x + 4 * i, sizeof v), v), z, &t);
-                    memcpy(o + 4 * i, &y, sizeof y); /* never NaN: the scale is finite */
-                }
-                return;
+            int32_t z;
+            memcpy(&z, &c.zero, sizeof z);
+            for (i = dq_i32_row(o, x, z, c.scale, n); i < n; i++) {
+                int32_t v;
+                const float y = (float)dq_i32_product((memcpy(&v, x + 4 * i, sizeof v), v), z, &t);
+                memcpy(o + 4 * i, &y, sizeof y); /* never NaN: the scale is finite */
             }
-            for (i = 0; i < n; i++) DQ_STORE_ODD(o + i * so, dq_i32(x + i * sx, c.zero, &t));
             return;
         }
     }
@@ -396,36 +434,36 @@ static FB_ALWAYS_INLINE void ql_quotients(const fb_quant *q, const format_t *pf,
         for (j = 0; j < m; j++) qt[j] = ql_quotient(q, pf, x + j * sx, scale);
 }
 
-/* A row of QuantizeLinear into type T, EXPR the result of the quotient qt and the parameters
-   c: the quotients of a block first, then their results, so that each loop is short enough
-   for the processor to run several elements at once (one element's steps depend on each
-   other; the quotient's division and roundings are long). */
+/* A row of QuantizeLinear into type T, EXPR the result of the quotient qt and the zero point
+   zero: the quotients of a block first (with their zero points, where each element has its
+   parameters), then their results, so that each loop is short enough for the processor to run
+   several elements at once (one element's steps depend on each other; the quotient's division
+   and roundings are long). */
 #define QL_BLOCK 256
 #define QL_ROW(T, EXPR)                                                                          \
     do {                                                                                         \
-        float qts_[QL_BLOCK];                                                                    \
+        float qts_[QL_BLOCK], zeros_[QL_BLOCK];                                                  \
         fb_ssize start_, m_, j_;                                                                 \
         fb_qparam c;                                                                             \
-        float s_;                                                                                \
         memcpy(&c, p, sizeof c);                                                                 \
-        s_ = ql_scale(q, &pf, c.scale);                                                          \
+        if (sp == 0) c.scale = ql_scale(q, &pf, c.scale); /* the row's: in the precision once */ \
         for (start_ = 0; start_ < n; start_ += m_) {                                             \
             const char *xs_ = x + start_ * sx, *ps_ = p + start_ * sp;                           \
             char *os_ = o + start_ * so;                                                         \
             m_ = n - start_ < QL_BLOCK ? n - start_ : QL_BLOCK;                                  \
             if (sp == 0) {                                                                       \
-                ql_quotients(q, &pf, qts_, xs_, sx, s_, m_);                                     \
+                ql_quotients(q, &pf, qts_, xs_, sx, c.scale, m_);                                \
             } else {                                                                             \
                 for (j_ = 0; j_ < m_; j_++) {                                                    \
-                    memcpy(&c, ps_ + j_ * sp, sizeof c);                                         \
-                    qts_[j_] = ql_quotient(q, &pf, xs_ + j_ * sx, ql_scale(q, &pf, c.scale));    \
+                    fb_qparam e_;                                                                \
+                    memcpy(&e_, ps_ + j_ * sp, sizeof e_);                                       \
+                    qts_[j_] = ql_quotient(q, &pf, xs_ + j_ * sx, ql_scale(q, &pf, e_.scale));   \
+                    zeros_[j_] = e_.zero;                                                        \
                 }                                                                                \
             }                                                                                    \
             for (j_ = 0; j_ < m_; j_++) {                                                        \
-                const float qt = qts_[j_];                                                       \
-                T y;                                                                             \
-                if (sp != 0) memcpy(&c, ps_ + j_ * sp, sizeof c);                                \
-                y = (T)(EXPR);                                                                   \
+                const float qt = qts_[j_], zero = sp == 0 ? c.zero : zeros_[j_];                 \
+                const T y = (T)(EXPR);                                                           \
                 memcpy(os_ + j_ * so, &y, sizeof y);                                             \
             }                                                                                    \
         }                                                                                        \
@@ -482,8 +520,8 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
             }
             return;
         }
-        if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, c.zero, &f));
-        else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
+        if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, zero, &f));
+        else QL_ROW(uint8_t, ql_format(qt, zero, &f));
         return;
     }
     /* the contiguous float32 rows into an integer, with one scale or one per element: loops the
@@ -496,13 +534,13 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         return;
     }
     switch (q->y) {
-    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, ql_zero(c.zero), low, high)); break;
+    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, ql_zero(zero), low, high)); break;
     case FB_NUM_SMALL: {
         const uint8_t mask = (uint8_t)((1u << q->format.bits) - 1);
-        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, ql_zero(c.zero), low, high) & mask);
+        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, ql_zero(zero), low, high) & mask);
         break;
     }
-    default: QL_ROW(uint8_t, ql_integer(qt, ql_zero(c.zero), low, high)); break; /* I8, U8 */
+    default: QL_ROW(uint8_t, ql_integer(qt, ql_zero(zero), low, high)); break; /* I8, U8 */
     }
 }
 

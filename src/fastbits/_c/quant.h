@@ -12,8 +12,9 @@
      one the double product, encoded once.  Of int32, or of a float 8 type of 5 exponent bits
      with a zero point (``exact``): x - zero point is exact in a double (33 significant bits at
      most), its product with the scale is rounded to odd (for int32 in 64-bit integers, where
-     |x - zero point| times the scale's 24-bit significand is exact; for the float 8 types in a
-     double, the product's rounding error by fma), and that is rounded once into the result,
+     |x - zero point| times the scale's 24-bit significand is exact, or, on a contiguous row with
+     one scale where the CPU has AVX2 and FMA, as for the float 8 types: in a double, by the
+     product's rounding error from fma), and that is rounded once into the result,
      which is the exact product's rounding (the odd rounding keeps 2 bits more than any
      result's).
    * QuantizeLinear of a float32, float16, bfloat16 or int32 input in float32 precision: x
