@@ -36,12 +36,15 @@ FLOAT8 = {spec.numpy_dtype(t) for t in spec.FLOAT_FORMATS if spec.bit_width(t) =
 
 def _limitation(example) -> str | None:
     """The README's Limitation an example falls under, if any: QLinearMatMul of a float 8
-    operand or result, QuantizeLinear in int32 precision."""
+    operand or result, QuantizeLinear in int32 precision with a float scale that does not round
+    to an int32."""
     if example.op == spec.QLINEAR_MATMUL and any(x.dtype in FLOAT8 for x in (*example.inputs, example.expected)):
         return "QLinearMatMul of the float 8 types"
-    if example.op == spec.QUANTIZE and (example.attributes.get("precision") in (spec.DataType.INT32, "INT32")
-                                        or example.inputs[1].dtype == np.int32):
-        return "QuantizeLinear in int32 precision"
+    if example.op == spec.QUANTIZE and example.attributes.get("precision") in (spec.DataType.INT32, "INT32"):
+        with np.errstate(all="ignore"):
+            scale = np.rint(np.asarray(example.inputs[1]).astype(np.float64))
+        if not np.all(np.abs(scale) < 2.0**31):
+            return "QuantizeLinear in int32 precision with a float scale that does not round to an int32"
     return None
 
 
@@ -70,8 +73,12 @@ CALLS = [
      lambda o: o.dequantize_linear(_F8.astype(np.float32).astype(spec.numpy_dtype(spec.DataType.FLOAT8E5M2)),
                                    np.float32(2.0), np.array(1.0, np.float32).astype(spec.numpy_dtype(
                                        spec.DataType.FLOAT8E5M2))), None),
-    ("quantize_linear int32 precision", lambda o: o.quantize_linear(_X, np.int32(2), np.int8(0)),
-     "QuantizeLinear in int32 precision"),
+    ("quantize_linear int32 precision", lambda o: o.quantize_linear(_X, np.int32(2), np.int8(0)), None),
+    ("quantize_linear int32 precision, a float scale", lambda o: o.quantize_linear(_X, np.float16(2.5), np.int8(0),
+                                                                                    precision="INT32"), None),
+    ("quantize_linear int32 precision, a float scale past int32",
+     lambda o: o.quantize_linear(_X, np.float32(3e9), np.int8(0), precision="INT32"),
+     "QuantizeLinear in int32 precision with a float scale that does not round to an int32"),
     ("qlinear_matmul float8e4m3fn", lambda o: o.qlinear_matmul(_F8, np.float32(0.5), np.zeros((), _E4M3), _F8,
                                                                 np.float32(0.25), np.zeros((), _E4M3), np.float32(1.0),
                                                                 np.zeros((), _E4M3)),

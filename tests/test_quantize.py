@@ -544,6 +544,34 @@ def test_quantize_each_precision_with_each_scale_type(ops, x_type, scale_type):
                    context=f"x {x_type.name}, scale {scale_type.name}")
 
 
+@pytest.mark.parametrize("x_type", [D.FLOAT, D.INT32], ids=name)
+def test_quantize_int32_precision_at_its_ends(ops, x_type):
+    """int32 precision where the quotient leaves 64-bit integers or has no integer: inputs at and
+    past 2**62 and up to float32's largest, the infinities and NaN, over int32 scales at
+    int32's ends and whose bits are a float's NaN, and 0; float scales rounded to int32 (0.4 to
+    0, 2.5 to 2), past its range, infinite and NaN; per tensor and per axis, into int8, uint16
+    and float 8 types with and without saturation, contiguous and every second element."""
+    if x_type == D.FLOAT:
+        values = [2.0**62, -(2.0**62), 2.0**62 * (1 - 2.0**-24), 1e30, -3e38, 3.4e38, float("inf"), float("-inf"),
+                  float("nan"), 0.0, -0.0, 2.5, -3.5, 1e9, 16777216.0]
+    else:
+        values = [2**31 - 1, -(2**31), 7, -7, 0, 3, -3, 2**30 + 1, 100000]
+    x = of_type(values, x_type)
+    int_scales = [3, -7, 2**31 - 1, -(2**31), 2139095041, -1, 0, 1, -2]  # 2139095041 and -1: NaN bits as floats
+    float_scales = [3e9, float("inf"), float("nan"), 0.4, 2.5, -1e-9, -3.5, 7.0]
+    for scales, precision in ((of_type(int_scales, D.INT32), None), (of_type(float_scales, D.FLOAT), D.INT32)):
+        grid = np.repeat(x[:, None], len(scales), axis=1)
+        for dst, zero, saturate in ((D.INT8, np.int8(-3), True), (D.UINT16, None, True),
+                                    (D.FLOAT8E4M3FN, None, False), (D.FLOAT8E5M2, None, False),
+                                    (D.FLOAT8E5M2, None, True)):
+            for layout, values_ in (("contiguous", grid), ("strided", np.repeat(grid, 2, axis=0)[::2])):
+                run_ql(ops, values_, scales, None if zero is None else np.full(len(scales), zero), dst,
+                       saturate=saturate, precision=precision, axis=1, context=f"{layout}, x {x_type.name}")
+            for scale in scales:  # per tensor
+                run_ql(ops, x, scale, zero, dst, saturate=saturate, precision=precision, axis=0,
+                       context=f"per tensor, x {x_type.name}")
+
+
 @pytest.mark.compiled
 @pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
 @pytest.mark.parametrize("x_type", [D.FLOAT16, D.BFLOAT16], ids=name)
@@ -683,7 +711,7 @@ def test_results_are_new_native_arrays_of_the_inputs_shape(ops):
 @pytest.mark.compiled
 @pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
 def test_compiled_kernels_take_other_precisions_and_layouts(monkeypatch):
-    """QuantizeLinear in float16 and bfloat16 precision, DequantizeLinear of int32 and of
+    """QuantizeLinear in float16, bfloat16 and int32 precision, DequantizeLinear of int32 and of
     float8e5m2 less a zero point, and a byte-swapped or unaligned input (on a native, aligned
     copy) run the kernels on the compiled path: with the reference made to fail, each call
     still succeeds, and a swapped or unaligned input gives the native input's result."""
@@ -699,6 +727,9 @@ def test_compiled_kernels_take_other_precisions_and_layouts(monkeypatch):
              ("quantize_linear", xf.astype(bf16), (axis_scale.astype(bf16), np.zeros(10, np.int8)), {"axis": 1}),
              ("quantize_linear", xf, (axis_scale,), {"axis": 1, "precision": D.FLOAT16, "output_dtype": D.INT4}),
              ("quantize_linear", xf, (scale,), {"precision": D.BFLOAT16, "output_dtype": D.FLOAT8E4M3FN}),
+             ("quantize_linear", xf * 1000, (np.int32(-7), np.int16(5)), {}),
+             ("quantize_linear", xi.astype(np.int32) * 99, (np.arange(1, 11, dtype=np.int32) * 3,), {"axis": 1}),
+             ("quantize_linear", xf, (axis_scale * 4,), {"axis": 1, "precision": D.INT32, "output_dtype": D.INT4}),
              ("dequantize_linear", xi, (scale, np.int16(-2)), {}),
              ("dequantize_linear", xi.astype(np.int32) * 2**24, (axis_scale, np.full(10, -2**31 + 5, np.int32)),
               {"axis": 1}),

@@ -71,6 +71,7 @@ cdef int CODE_FLOAT = spec.DataType.FLOAT    # the fast path's scale; and Quanti
 cdef int CODE_UINT8 = spec.DataType.UINT8    # without a zero point or output_dtype
 cdef int CODE_FLOAT16 = spec.DataType.FLOAT16  # QuantizeLinear's other precisions the kernels take
 cdef int CODE_BFLOAT16 = spec.DataType.BFLOAT16
+cdef int CODE_INT32 = spec.DataType.INT32
 # What the kernels take of the type table, by ONNX code (-1 or 0: not taken):
 cdef int DQ_X[NUM_CODES]        # DequantizeLinear's input as quant.h reads it (FB_NUM_*)
 cdef int DQ_XBITS[NUM_CODES]    # its bits, for a one-byte integer type
@@ -245,13 +246,22 @@ cdef bint _dequantizer(fb_quant* q, int tx, int ty, bint nonzero_zero) except -1
 
 cdef bint _quantizer(fb_quant* q, int tx, int ty, int precision, bint saturate) noexcept:
     """``q`` for QuantizeLinear of type ``tx`` into ``ty`` in ``precision``; False where the
-    kernels do not take it (int32 precision: the reference's)."""
-    if QL_X[tx] < 0 or not (precision == CODE_FLOAT or precision == CODE_FLOAT16 or precision == CODE_BFLOAT16):
+    kernels do not take it."""
+    if QL_X[tx] < 0:
         return False
     memset(q, 0, sizeof(q[0]))
     q.kind = FB_QUANTIZE
-    q.precision = FB_NUM_F32 if precision == CODE_FLOAT else FB_NUM_F16 if precision == CODE_FLOAT16 else FB_NUM_BF16
-    if precision != CODE_FLOAT:
+    if precision == CODE_FLOAT:
+        q.precision = FB_NUM_F32
+    elif precision == CODE_FLOAT16:
+        q.precision = FB_NUM_F16
+    elif precision == CODE_BFLOAT16:
+        q.precision = FB_NUM_BF16
+    elif precision == CODE_INT32:
+        q.precision = FB_NUM_I32
+    else:
+        return False
+    if q.precision == FB_NUM_F16 or q.precision == FB_NUM_BF16:
         q.precision_format = T.cast_to[precision]
         q.precision_format.saturate = 0  # beyond the largest value: an infinity
     q.x = QL_X[tx]
@@ -275,6 +285,19 @@ cdef object _parameters(object scale, object zero, str kind, float missing):
     return halves.view(np.complex64).reshape(shape)
 
 
+cdef object _int32_scale(object scale):
+    """QuantizeLinear's scale in int32 precision, for the kernels: rounded half to even to an
+    integer, whose int32 bits stand in the float32 scale's place (quant.h); None where one is
+    not an int32 (a float scale beyond int32's range, NaN or infinite: the reference's)."""
+    if scale.dtype == np.int32:
+        return scale.view(np.float32)
+    with np.errstate(all="ignore"):
+        rounded = np.rint(scale.astype(np.float64))
+    if not np.all(np.abs(rounded) < 2.0**31):  # False for NaN too
+        return None
+    return rounded.astype(np.int32).view(np.float32)
+
+
 cdef object _quant_checked(Entry e, object x, object scale, object zero, object c):
     """A call the spec's checks passed: the kernels where they take it, else the reference."""
     cdef fb_quant q
@@ -287,6 +310,10 @@ cdef object _quant_checked(Entry e, object x, object scale, object zero, object 
         taken = _dequantizer(&q, int(c.x), int(c.y), zero is not None and DQ_WIDE[int(c.x)] and zero.any())
     else:
         taken = _quantizer(&q, int(c.x), int(c.y), int(c.precision), c.saturate)
+    kernel_scale = scale
+    if taken and not dequantize and q.precision == FB_NUM_I32:
+        kernel_scale = _int32_scale(scale)
+        taken = kernel_scale is not None
     cdef fb_config_t config
     if taken:
         snapshot(&config)
@@ -294,7 +321,7 @@ cdef object _quant_checked(Entry e, object x, object scale, object zero, object 
         if result is not None:
             if q.exact and q.x == FB_NUM_I32 and zero is not None:  # an int32 zero point's bits (quant.h)
                 zero = zero.astype(np.int32).view(np.float32)
-            P = _parameters(scale, zero, c.kind, 0.0 if dequantize else -0.0)
+            P = _parameters(kernel_scale, zero, c.kind, 0.0 if dequantize else -0.0)
             return _quant_run(&config, &q, x, result, _KINDS[c.kind], c.axis, c.block,
                               <Py_ssize_t*>cnp.PyArray_DIMS(P), <Py_ssize_t*>cnp.PyArray_STRIDES(P),
                               <char*>cnp.PyArray_DATA(P))

@@ -4,6 +4,7 @@
 #include "numbers.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #if FB_HAVE_AVX2
 #include <immintrin.h>
@@ -378,6 +379,27 @@ static FB_ALWAYS_INLINE float ql_quotient(const fb_quant *q, const format_t *pf,
     return ql_round(pf, v / (double)scale);
 }
 
+/* x / s in int32 precision: ``a``, x rounded half to even to an integer (in a double: a float
+   input's range is not int32's), over the int32 scale s, rounded half to even exactly (in
+   64-bit integers below 2**62; from there on |a / s| > 2**31); a division by 0 is an infinity
+   of a's sign, 0 / 0 NaN; NaN and the infinities stay.  As a float, a finite quotient beyond
+   2**17 as +-2**17: no result's range or zero point, and no float format's largest value, can
+   tell them apart (ql_integer clamps there too). */
+static FB_ALWAYS_INLINE float ql_int_quotient(double a, int32_t s) {
+    double v;
+    if (a != a) return float_of(0x7FC00000u);
+    if (s == 0) return a == 0 ? float_of(0x7FC00000u) : a > 0 ? HUGE_VALF : -HUGE_VALF;
+    if (!(fabs(a) < 0x1p62)) {
+        v = a / (double)s; /* an infinity, or beyond 2**31 */
+    } else {
+        const uint64_t n = (uint64_t)fabs(a), d = (uint64_t)(s < 0 ? -(int64_t)s : (int64_t)s);
+        const uint64_t whole = n / d, rest = n % d;
+        const uint64_t q = whole + (uint64_t)(2 * rest > d || (2 * rest == d && (whole & 1)));
+        v = (a < 0) != (s < 0) && q != 0 ? -(double)q : (double)q; /* 0 has no sign here */
+    }
+    return (float)(v > 0x1p17 && v < HUGE_VAL ? 0x1p17 : v < -0x1p17 && v > -HUGE_VAL ? -0x1p17 : v);
+}
+
 /* A quotient as an integer result: NaN counts as 0; |q| clamped to 2**17 (which changes
    nothing: every zero point and range lies within 2**16); to nearest even by the add of
    1.5 * 2**23; then the zero point, saturated.  On the bits, with masks for the choices, so that
@@ -446,12 +468,21 @@ static FB_ALWAYS_INLINE void ql_quotients(const fb_quant *q, const format_t *pf,
         fb_ssize start_, m_, j_;                                                                 \
         fb_qparam c;                                                                             \
         memcpy(&c, p, sizeof c);                                                                 \
-        if (sp == 0) c.scale = ql_scale(q, &pf, c.scale); /* the row's: in the precision once */ \
+        if (sp == 0 && q->precision != FB_NUM_I32) c.scale = ql_scale(q, &pf, c.scale);          \
         for (start_ = 0; start_ < n; start_ += m_) {                                             \
             const char *xs_ = x + start_ * sx, *ps_ = p + start_ * sp;                           \
             char *os_ = o + start_ * so;                                                         \
             m_ = n - start_ < QL_BLOCK ? n - start_ : QL_BLOCK;                                  \
-            if (sp == 0) {                                                                       \
+            if (q->precision == FB_NUM_I32) {                                                    \
+                for (j_ = 0; j_ < m_; j_++) {                                                    \
+                    fb_qparam e_;                                                                \
+                    int32_t s_; /* the scale's own bits (quant.h) */                             \
+                    memcpy(&e_, ps_ + j_ * sp, sizeof e_);                                       \
+                    memcpy(&s_, ps_ + j_ * sp + offsetof(fb_qparam, scale), sizeof s_);         \
+                    qts_[j_] = ql_int_quotient(rint(ql_exact(q, xs_ + j_ * sx)), s_);            \
+                    zeros_[j_] = e_.zero;                                                        \
+                }                                                                                \
+            } else if (sp == 0) {                                                                \
                 ql_quotients(q, &pf, qts_, xs_, sx, c.scale, m_);                                \
             } else {                                                                             \
                 for (j_ = 0; j_ < m_; j_++) {                                                    \
@@ -498,7 +529,7 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
     const int32_t low = q->low, high = q->high;
     const int f32 = q->precision == FB_NUM_F32;
     format_t pf = {0}; /* the precision's format, where it is not float32 */
-    if (!f32) format_of(&q->precision_format, &pf);
+    if (q->precision == FB_NUM_F16 || q->precision == FB_NUM_BF16) format_of(&q->precision_format, &pf);
     if (q->y == FB_NUM_FORMAT) {
         format_t f;
         format_of(&q->format, &f);

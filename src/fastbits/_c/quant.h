@@ -22,8 +22,10 @@
      scale each rounded once to the precision, their quotient in a double (53 bits hold a
      quotient of two 11-bit values closely enough that its rounding to the precision is the
      exact quotient's) rounded once more, a block of quotients at a time (a contiguous row in
-     the precision's own type in a loop compilers vectorize).  Then to an integer half to even and saturated, or,
-     for a float format, the quotient plus the zero point encoded by Cast's rules. */
+     the precision's own type in a loop compilers vectorize); in int32 precision: x rounded
+     half to even to an integer, divided by the int32 scale in 64-bit integers, the quotient
+     rounded half to even exactly.  Then to an integer half to even and saturated, or, for a
+     float format, the quotient plus the zero point encoded by Cast's rules. */
 #ifndef FASTBITS_QUANT_H
 #define FASTBITS_QUANT_H
 
@@ -56,8 +58,9 @@ typedef struct {
     int y;
     int low, high;     /* QuantizeLinear into an integer: its range */
     fb_cast format;    /* FB_NUM_FORMAT and FB_NUM_SMALL results: the target's parameters */
-    /* QuantizeLinear's precision: FB_NUM_F32, or FB_NUM_F16 or FB_NUM_BF16 with their format
-       (overflow to infinity) in ``precision_format`` */
+    /* QuantizeLinear's precision: FB_NUM_F32, FB_NUM_F16 or FB_NUM_BF16 with their format
+       (overflow to infinity) in ``precision_format``, or FB_NUM_I32 (the scale an int32 whose
+       32 bits stand in fb_qparam's ``scale``) */
     int precision;
     fb_cast precision_format;
     float value[256];  /* DequantizeLinear of a one-byte type: each code's value */
