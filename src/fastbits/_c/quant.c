@@ -456,45 +456,52 @@ static FB_ALWAYS_INLINE void ql_quotients(const fb_quant *q, const format_t *pf,
         for (j = 0; j < m; j++) qt[j] = ql_quotient(q, pf, x + j * sx, scale);
 }
 
-/* A row of QuantizeLinear into type T, EXPR the result of the quotient qt and the zero point
-   zero: the quotients of a block first (with their zero points, where each element has its
-   parameters), then their results, so that each loop is short enough for the processor to run
-   several elements at once (one element's steps depend on each other; the quotient's division
-   and roundings are long). */
+/* The quotients of m elements in int32 precision (one scale, or one each at stride sp): a
+   function of its own, compiled once, where QL_ROW expands once per result type. */
+static void ql_int_quotients(const fb_quant *q, float *qt, const char *x, fb_ssize sx, const char *p, fb_ssize sp,
+                             fb_ssize m) {
+    fb_ssize j;
+    for (j = 0; j < m; j++) {
+        int32_t s; /* the scale's own bits (quant.h) */
+        memcpy(&s, p + j * sp + offsetof(fb_qparam, scale), sizeof s);
+        qt[j] = ql_int_quotient(rint(ql_exact(q, x + j * sx)), s);
+    }
+}
+
+/* A row of QuantizeLinear into type T, EXPR the result of the quotient qt and the parameters
+   c: the quotients of a block first, then their results, so that each loop is short enough
+   for the processor to run several elements at once (one element's steps depend on each
+   other; the quotient's division and roundings are long).  Where each element has its
+   parameters, the results' loop reads them again: a loop that took the zero points from
+   either the row or an array ran half as fast (GCC no longer vectorized it). */
 #define QL_BLOCK 256
 #define QL_ROW(T, EXPR)                                                                          \
     do {                                                                                         \
-        float qts_[QL_BLOCK], zeros_[QL_BLOCK];                                                  \
+        float qts_[QL_BLOCK];                                                                    \
         fb_ssize start_, m_, j_;                                                                 \
         fb_qparam c;                                                                             \
+        float s_ = 0; /* the row's scale, in the precision once */                              \
         memcpy(&c, p, sizeof c);                                                                 \
-        if (sp == 0 && q->precision != FB_NUM_I32) c.scale = ql_scale(q, &pf, c.scale);          \
+        if (sp == 0 && q->precision != FB_NUM_I32) s_ = ql_scale(q, &pf, c.scale);               \
         for (start_ = 0; start_ < n; start_ += m_) {                                             \
             const char *xs_ = x + start_ * sx, *ps_ = p + start_ * sp;                           \
             char *os_ = o + start_ * so;                                                         \
             m_ = n - start_ < QL_BLOCK ? n - start_ : QL_BLOCK;                                  \
             if (q->precision == FB_NUM_I32) {                                                    \
-                for (j_ = 0; j_ < m_; j_++) {                                                    \
-                    fb_qparam e_;                                                                \
-                    int32_t s_; /* the scale's own bits (quant.h) */                             \
-                    memcpy(&e_, ps_ + j_ * sp, sizeof e_);                                       \
-                    memcpy(&s_, ps_ + j_ * sp + offsetof(fb_qparam, scale), sizeof s_);         \
-                    qts_[j_] = ql_int_quotient(rint(ql_exact(q, xs_ + j_ * sx)), s_);            \
-                    zeros_[j_] = e_.zero;                                                        \
-                }                                                                                \
+                ql_int_quotients(q, qts_, xs_, sx, ps_, sp, m_);                                 \
             } else if (sp == 0) {                                                                \
-                ql_quotients(q, &pf, qts_, xs_, sx, c.scale, m_);                                \
+                ql_quotients(q, &pf, qts_, xs_, sx, s_, m_);                                     \
             } else {                                                                             \
                 for (j_ = 0; j_ < m_; j_++) {                                                    \
-                    fb_qparam e_;                                                                \
-                    memcpy(&e_, ps_ + j_ * sp, sizeof e_);                                       \
-                    qts_[j_] = ql_quotient(q, &pf, xs_ + j_ * sx, ql_scale(q, &pf, e_.scale));   \
-                    zeros_[j_] = e_.zero;                                                        \
+                    memcpy(&c, ps_ + j_ * sp, sizeof c);                                         \
+                    qts_[j_] = ql_quotient(q, &pf, xs_ + j_ * sx, ql_scale(q, &pf, c.scale));    \
                 }                                                                                \
             }                                                                                    \
             for (j_ = 0; j_ < m_; j_++) {                                                        \
-                const float qt = qts_[j_], zero = sp == 0 ? c.zero : zeros_[j_];                 \
-                const T y = (T)(EXPR);                                                           \
+                const float qt = qts_[j_];                                                       \
+                T y;                                                                             \
+                if (sp != 0) memcpy(&c, ps_ + j_ * sp, sizeof c);                                \
+                y = (T)(EXPR);                                                                   \
                 memcpy(os_ + j_ * so, &y, sizeof y);                                             \
             }                                                                                    \
         }                                                                                        \
@@ -551,8 +558,8 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
             }
             return;
         }
-        if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, zero, &f));
-        else QL_ROW(uint8_t, ql_format(qt, zero, &f));
+        if (q->format.ebits + q->format.mbits + 1 > 8) QL_ROW(uint16_t, ql_format(qt, c.zero, &f));
+        else QL_ROW(uint8_t, ql_format(qt, c.zero, &f));
         return;
     }
     /* the contiguous float32 rows into an integer, with one scale or one per element: loops the
@@ -565,13 +572,13 @@ static FB_ALWAYS_INLINE void quantize(const fb_quant *q, char *o, fb_ssize so, c
         return;
     }
     switch (q->y) {
-    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, ql_zero(zero), low, high)); break;
+    case FB_NUM_I16: case FB_NUM_U16: QL_ROW(uint16_t, ql_integer(qt, ql_zero(c.zero), low, high)); break;
     case FB_NUM_SMALL: {
         const uint8_t mask = (uint8_t)((1u << q->format.bits) - 1);
-        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, ql_zero(zero), low, high) & mask);
+        QL_ROW(uint8_t, (uint8_t)ql_integer(qt, ql_zero(c.zero), low, high) & mask);
         break;
     }
-    default: QL_ROW(uint8_t, ql_integer(qt, ql_zero(zero), low, high)); break; /* I8, U8 */
+    default: QL_ROW(uint8_t, ql_integer(qt, ql_zero(c.zero), low, high)); break; /* I8, U8 */
     }
 }
 
