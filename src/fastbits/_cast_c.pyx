@@ -6,11 +6,11 @@ From a type of 8 bits or fewer, a cast looks each byte up in a table of its 256 
 (FB_OP_LOOKUP), which the reference computes once per (source, target, ``saturate``,
 ``round_mode``) at the first call that needs it; from a wider type, the C conversions
 (FB_OP_CONVERT, ``_c/convert.c``) run into every target, with each type's C number and float
-format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).  A call with
-``out=`` or another order runs the reference's checks and layout around the same conversions;
-an input in the other byte order is swapped by the conversions themselves (FB_OP_CONVERT's
-``swap``); a subclass of ndarray is the reference's.  The
-public functions are entry points of :mod:`fastbits._common`.
+format from the type tables (``_common.pxd``: ``cast_from``, ``cast_to``).  A fresh result is
+laid out for ``order`` by the engine (a transposed layout moves through scratch tiles); a call
+with ``out=`` runs the reference's checks around the same conversions; an input in the other
+byte order is swapped by the conversions themselves (FB_OP_CONVERT's ``swap``); a subclass of
+ndarray is the reference's.  The public functions are entry points of :mod:`fastbits._common`.
 """
 
 cimport numpy as cnp
@@ -19,7 +19,10 @@ from cpython.object cimport PyObject
 import numpy as np
 
 from . import _cast_py, spec
-from ._clib cimport FB_OP_CONVERT, FB_OP_COPY, FB_OP_LOOKUP, fb_cast, fb_claim, fb_kernel, fb_publish, fb_published
+from ._clib cimport (
+    FB_OP_CONVERT, FB_OP_COPY, FB_OP_LOOKUP, FB_ORDER_A, FB_ORDER_C, FB_ORDER_F, FB_ORDER_K, fb_cast, fb_claim, fb_kernel,
+    fb_publish, fb_published,
+)
 from ._common cimport (
     NUM_CODES, Entry, Types, add_ml_dtypes, entry_point, remember_to, to_code, type_code, types, unary_copy,
 )
@@ -43,14 +46,17 @@ cdef CastTable CAST_TABLES[NUM_CODES][NUM_CODES][2][3]
 cdef list _TABLE_ARRAYS = []          # keeps every published table alive
 cdef dict _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
 cdef PyObject* _K = <PyObject*>"K"
-cdef int _cast_codes(cnp.ndarray X, PyObject** options, int* src) except -2:
+cdef dict _ORDERS = {name: code for upper, code in (("K", FB_ORDER_K), ("C", FB_ORDER_C), ("F", FB_ORDER_F), ("A", FB_ORDER_A))
+                     for name in (upper, upper.lower())}
+cdef int _cast_codes(cnp.ndarray X, PyObject** options, int* src, int* order) except -2:
     """The code of the input of a call a fast path takes (a base-class ndarray of a type
     fastbits' tables hold; saturate True or False; round_mode as spelled in ROUND_MODES; no
-    out; order "K"): 0, or -1 when it is the reference's."""
-    saturate, mode = <object>options[0], <object>options[1]
-    if (options[2] != <PyObject*>None or options[3] != _K or not (saturate is True or saturate is False)
-            or type(mode) is not str or mode not in _ROUND_MODES):
+    out; an order of ORDERS, its code in ``order``): 0, or -1 when it is the reference's."""
+    saturate, mode, layout = <object>options[0], <object>options[1], <object>options[3]
+    if (options[2] != <PyObject*>None or type(layout) is not str or layout not in _ORDERS
+            or not (saturate is True or saturate is False) or type(mode) is not str or mode not in _ROUND_MODES):
         return -1
+    order[0] = _ORDERS[layout]
     src[0] = type_code(T, cnp.PyArray_TYPE(X))
     return 0 if src[0] >= 0 else -1
 
@@ -73,9 +79,9 @@ cdef object _cast_fast(Entry e, PyObject** args, PyObject** options):
 
 
 cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, object into=None):
-    cdef int src, swap
+    cdef int src, swap, order
     cdef fb_cast c
-    if _cast_codes(X, options, &src) < 0:
+    if _cast_codes(X, options, &src, &order) < 0:
         return None
     cdef CastTable* table
     if cnp.PyArray_ITEMSIZE(X) == 1:
@@ -83,19 +89,19 @@ cdef object _cast_array(Entry e, cnp.ndarray X, int dst, PyObject** options, obj
         if not fb_published(&table.ready):
             return None
         return unary_copy(X, fb_kernel(op=FB_OP_LOOKUP, width=table.width, in_width=1, b_width=0, swap=0, mask=0, stream=0,
-                                        table=table.data), table.descr, e.opname, into)
+                                        table=table.data), table.descr, e.opname, into, order)
     if T.cast_from[src] < 0 or T.cast_to[dst].dst < 0 or T.descr[dst] == NULL:
         return None
     swap = 0 if cnp.PyArray_ISNOTSWAPPED(X) else <int>cnp.PyArray_ITEMSIZE(X)  # read in the other byte order
     if src == dst:  # a copy, NaN payloads and all, as the reference's astype
         return unary_copy(X, fb_kernel(op=FB_OP_COPY, width=T.itemsize[dst], in_width=T.itemsize[dst], b_width=0, swap=swap,
-                                        mask=0, stream=0, table=NULL), T.descr[dst], e.opname, into)
+                                        mask=0, stream=0, table=NULL), T.descr[dst], e.opname, into, order)
     c = T.cast_to[dst]
     c.src = T.cast_from[src]
     c.saturate = c.saturate and (<object>options[0] is True)
     c.round_mode = _ROUND_MODES[<object>options[1]]
     return unary_copy(X, fb_kernel(op=FB_OP_CONVERT, width=T.itemsize[dst], in_width=<int>cnp.PyArray_ITEMSIZE(X), b_width=0,
-                                    swap=swap, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into)
+                                    swap=swap, mask=0, stream=0, table=&c), T.descr[dst], e.opname, into, order)
 
 
 cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) except *:
@@ -114,8 +120,8 @@ cdef void _build_table(CastTable* table, src, dst, bint saturate, str mode) exce
 
 
 cdef object _cast_slow(Entry e, PyObject** args, PyObject** options):
-    """A call the fast path declines (``out=``, an order other than "K", a one-byte source whose
-    table is not built yet, a subclass): the reference's checks, ``out`` and ``order``, with the C
+    """A call the fast path declines (``out=``, an order spelled otherwise than ORDERS, a one-byte
+    source whose table is not built yet, a subclass): the reference's checks, ``out`` and ``order``, with the C
     conversions where they convert; and, for a one-byte source, the table of its 256 results for
     the next call (built by the reference itself, so the two cannot differ)."""
     x, to = <object>args[0], <object>args[1]

@@ -48,9 +48,10 @@ cdef inline int type_code(const Types* T, int t) noexcept:
     return T.code[t] if 0 <= t < (NUM_DTYPES if fb_published(&T.ml_ready) else NPY_USERDEF) else -1
 
 # A new array of dtype ``descr`` (borrowed; elements of ``kernel.width`` bytes) laid out as
-# ``numpy.copy(x)`` lays out its copy, each element ``kernel`` of ``x``'s, on the engine: BitCast's
+# ``numpy.copy(x)`` lays out its copy (``order`` FB_ORDER_K) or as numpy's iterator lays out a
+# result for order C, F or A, each element ``kernel`` of ``x``'s, on the engine: BitCast's
 # copies and Cast's conversions.
-cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=*)
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=*, int order=*)
 
 
 cdef inline bint same_dims(int nd, const cnp.npy_intp* x, const cnp.npy_intp* y) noexcept:

@@ -35,7 +35,7 @@ from ._clib cimport (
     FB_MAX_ENTRIES, FB_MAXD, FB_NUM_BF16, FB_NUM_BOOL, FB_NUM_F16, FB_NUM_F32, FB_NUM_F64, FB_NUM_FORMAT, FB_NUM_I8,
     FB_NUM_I16, FB_NUM_I32, FB_NUM_I64, FB_NUM_SMALL, FB_NUM_E8M0, FB_NUM_U8, FB_NUM_U16, FB_NUM_U32, FB_NUM_U64, FB_SPECIAL_FN,
     FB_SPECIAL_IEEE, FB_SPECIAL_NONE, FB_SPECIAL_UZ, fb_engine_broadcast, fb_entry_function, fb_entry_handler,
-    fb_layout_copy, fb_operand, fb_plan, fb_publish, fb_published,
+    FB_ORDER_K, fb_layout, fb_layout_copy, fb_operand, fb_plan, fb_publish, fb_published,
 )
 from ._dispatch import OPERANDS, adapter_for
 from ._runtime cimport new_array, run, snapshot
@@ -102,10 +102,13 @@ cdef void _add_conversions() except *:
         TYPES.cast_to[int(t)] = c
 
 
-cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=None):
+cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opname, object into=None,
+                       int order=FB_ORDER_K):
     """``kernel`` over ``x`` into a fresh array of ``descr`` laid out as ``x`` (numpy's order
-    "K"), or into ``into``: an array of x's shape, of ``descr``'s itemsize, aligned, writeable
-    and apart from ``x`` (the caller's checks); returns the array written."""
+    "K") or for ``order`` (an FB_ORDER_* code), or into ``into``: an array of x's shape, of
+    ``descr``'s itemsize, aligned, writeable and apart from ``x`` (the caller's checks); returns
+    the array written."""
+    cdef const Py_ssize_t* x_strides = <Py_ssize_t*>cnp.PyArray_STRIDES(x)
     cdef fb_plan pl
     cdef fb_operand input
     cdef int nd = cnp.PyArray_NDIM(x), d, c_order
@@ -114,10 +117,14 @@ cdef object unary_copy(cnp.ndarray x, fb_kernel kernel, PyObject* descr, str opn
     snapshot(&pl.config)
     if into is not None:
         O = into
-    else:
-        c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), <Py_ssize_t*>cnp.PyArray_STRIDES(x),
+    elif order == FB_ORDER_K:
+        c_order = fb_layout_copy(nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), x_strides,
                                  kernel.width, cnp.PyArray_IS_C_CONTIGUOUS(x), cnp.PyArray_IS_F_CONTIGUOUS(x),
                                  <Py_ssize_t*>strides)
+    else:
+        c_order = fb_layout(order, nd, <Py_ssize_t*>cnp.PyArray_DIMS(x), kernel.width, 1, &x_strides,
+                            cnp.PyArray_IS_F_CONTIGUOUS(x), <Py_ssize_t*>strides)
+    if into is None:
         O = new_array(&pl.config, nd, cnp.PyArray_DIMS(x), NULL if c_order else strides, descr, total * kernel.width,
                       opname)
     if total == 0:

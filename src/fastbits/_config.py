@@ -130,8 +130,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("grain_streamed", "int (bytes)", lambda: 1 << 20, _bytes(1), "1 MiB",
             "the same for elementwise loops that stream their result around the cache"),
     Setting("grain_strided", "int (bytes)", lambda: 1 << 19, _bytes(1), "512 KiB",
-            "the same for loops that do more work per byte: a transposed operand read in tiles, short "
-            "rows gathered into chunks, and `pack`/`unpack` (counted in unpacked elements)"),
+            "the same for loops that do more work per byte: a transposed operand read or written in "
+            "tiles, short rows gathered into chunks, and `pack`/`unpack` (counted in unpacked elements)"),
     Setting("output_pool", "bool", lambda: True, _flag, "True where the pool exists",
             "large fresh results come from the output pool (where it exists: not in sanitizer builds, "
             "nor on platforms without `MADV_FREE`, where the setting stays False); False also gives its "

@@ -140,6 +140,75 @@ void fb_gather_tile(char *dst, const char *src, fb_ssize rows, fb_ssize cols, fb
     }
 }
 
+#if FB_STREAM
+/* The n x n items of ``width`` bytes at src (n = 16 / width: rows of one vector, ``src_stride``
+   apart) transposed to dst (rows ``dst_stride`` apart): log2(n) rounds of interleaving row p
+   with row p + n/2 leave column j in vector j. */
+static FB_ALWAYS_INLINE void transpose_block(char *dst, fb_ssize dst_stride, const char *src, fb_ssize src_stride,
+                                             int width) {
+    const int n = 16 / width;
+    __m128i a[16], b[16];
+    int p, round;
+    for (p = 0; p < n; p++) a[p] = _mm_loadu_si128((const __m128i *)(const void *)(src + p * src_stride));
+    for (round = 1; round < n; round *= 2) {
+        for (p = 0; p < n / 2; p++) {
+            switch (width) {
+            case 1: b[2 * p] = _mm_unpacklo_epi8(a[p], a[p + n / 2]); b[2 * p + 1] = _mm_unpackhi_epi8(a[p], a[p + n / 2]); break;
+            case 2: b[2 * p] = _mm_unpacklo_epi16(a[p], a[p + n / 2]); b[2 * p + 1] = _mm_unpackhi_epi16(a[p], a[p + n / 2]); break;
+            case 4: b[2 * p] = _mm_unpacklo_epi32(a[p], a[p + n / 2]); b[2 * p + 1] = _mm_unpackhi_epi32(a[p], a[p + n / 2]); break;
+            default: b[2 * p] = _mm_unpacklo_epi64(a[p], a[p + n / 2]); b[2 * p + 1] = _mm_unpackhi_epi64(a[p], a[p + n / 2]);
+            }
+        }
+        for (p = 0; p < n; p++) a[p] = b[p];
+    }
+    for (p = 0; p < n; p++) _mm_storeu_si128((__m128i *)(void *)(dst + p * dst_stride), a[p]);
+}
+
+/* fb_scatter_tile's columns, n items each, in transposed blocks of n x n (the caller's checks:
+   ``width`` 1, 2, 4 or 8, each column contiguous, rows a multiple of n); the last columns
+   item by item. */
+static FB_ALWAYS_INLINE void scatter_blocks(char *dst, const char *src, fb_ssize pitch, fb_ssize rows, fb_ssize cols,
+                                            fb_ssize col_stride, int width) {
+    const int n = 16 / width;
+    fb_ssize i, j;
+    for (j = 0; j + n <= cols; j += n)
+        for (i = 0; i < rows; i += n)
+            transpose_block(dst + i * width + j * col_stride, col_stride, src + i * pitch + j * width, pitch, width);
+    for (; j < cols; j++)
+        for (i = 0; i < rows; i++) memcpy(dst + i * width + j * col_stride, src + i * pitch + j * width, (size_t)width);
+}
+#endif
+
+#define SCATTER(BITS)                                                                             \
+    for (j = 0; j < cols; j++)                                                                    \
+        for (i = 0; i < rows; i++)                                                                \
+            MOVE_ONE(BITS, dst + i * row_stride + j * col_stride, src + i * pitch + j * (BITS / 8))
+
+void fb_scatter_tile(char *dst, const char *src, fb_ssize pitch, fb_ssize rows, fb_ssize cols, fb_ssize row_stride,
+                     fb_ssize col_stride, fb_ssize width) {
+    fb_ssize i, j;
+#if FB_STREAM
+    if ((width == 1 || width == 2 || width == 4 || width == 8) && row_stride == width && rows % (16 / width) == 0) {
+        switch (width) { /* a constant width each: the rounds unrolled */
+        case 1: scatter_blocks(dst, src, pitch, rows, cols, col_stride, 1); return;
+        case 2: scatter_blocks(dst, src, pitch, rows, cols, col_stride, 2); return;
+        case 4: scatter_blocks(dst, src, pitch, rows, cols, col_stride, 4); return;
+        default: scatter_blocks(dst, src, pitch, rows, cols, col_stride, 8); return;
+        }
+    }
+#endif
+    switch (width) {
+    case 1: SCATTER(8); return;
+    case 2: SCATTER(16); return;
+    case 4: SCATTER(32); return;
+    case 8: SCATTER(64); return;
+    default:
+        for (j = 0; j < cols; j++)
+            for (i = 0; i < rows; i++)
+                memcpy(dst + i * row_stride + j * col_stride, src + i * pitch + j * width, (size_t)width);
+    }
+}
+
 void fb_prefetch_tile(const char *p, fb_ssize line_stride, fb_ssize ncols, fb_ssize col_stride,
                       fb_ssize nbytes) {
     fb_ssize j, l;

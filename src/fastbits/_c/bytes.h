@@ -28,6 +28,13 @@ void fb_copy_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, f
 void fb_gather_tile(char *dst, const char *src, fb_ssize rows, fb_ssize cols, fb_ssize row_stride,
                     fb_ssize col_stride, fb_ssize width);
 
+/* dst[i * row_stride + j * col_stride] = the j-th item of row i of src, rows ``pitch`` bytes
+   apart, for a tile of rows x cols items of ``width`` bytes: the engine's scatter of a tile
+   computed in scratch into a transposed output, each column written along the output's own
+   (short) row stride. */
+void fb_scatter_tile(char *dst, const char *src, fb_ssize pitch, fb_ssize rows, fb_ssize cols, fb_ssize row_stride,
+                     fb_ssize col_stride, fb_ssize width);
+
 /* o[i] = byte_map[a[i]] for n bytes at byte strides so and sa: a 256-entry table each byte goes
    through (BitCast's copies of sub-byte types whose bits are not the low bits of the byte). */
 void fb_map_row(char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n, const uint8_t *byte_map);

@@ -13,10 +13,11 @@
    4. the small-call path: a contiguous call the grain rule gives one thread runs as one row
       with no planning (fb_engine_inline);
    5. for any other call (fb_engine_plan): the coalescing of the axes (size-1 axes dropped,
-      all-backwards axes turned around, axes ordered by the output's strides and merged), the
-      loop (one line; rows of the inner axis; a small input repeating along the outer axes,
-      tiled once; tiles of the two inner axes where an input is transposed; short rows gathered
-      into contiguous chunks), streaming stores, and the threads by the grain rule;
+      all-backwards axes turned around, axes ordered by the output's strides, or by the input's
+      for a kernel that narrows it, and merged), the loop (one line; rows of the inner axis; a
+      small input repeating along the outer axes, tiled once; tiles of the two inner axes where
+      an input is transposed, gathered, or the output, scattered; short rows gathered into
+      contiguous chunks), streaming stores, and the threads by the grain rule;
    6. whether the GIL is released while the kernels run (fb_engine_nogil);
 
    and fb_engine_run runs the shares on the thread team (team.h), with the snapshot's spin time.
@@ -60,6 +61,7 @@ typedef struct {
     int nthreads;               /* threads this call uses, one contiguous share of units each */
     fb_ssize nunits;            /* units of the loop (elements, rows, row blocks, tiles, chunks) */
     int transposed[3];          /* the blocked loop: inputs read through a transposed tile */
+    fb_ssize tile_cols;         /* the scattered loop: columns of a tile (rows: engine.c) */
     fb_ssize total;             /* elements of the result */
     fb_ssize tile_len;          /* the repeated loop: elements of the tile */
     char *tile;
