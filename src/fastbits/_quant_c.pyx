@@ -291,8 +291,8 @@ cdef object _int32_scale(object scale):
     not an int32 (a float scale beyond int32's range, NaN or infinite: the reference's)."""
     if scale.dtype == np.int32:
         return scale.view(np.float32)
-    with np.errstate(all="ignore"):
-        rounded = np.rint(scale.astype(np.float64))
+    with np.errstate(all="ignore"):  # a signaling NaN's rint
+        rounded = _quant_py._in_precision(scale.astype(np.float64), spec.DataType.INT32)
     if not np.all(np.abs(rounded) < 2.0**31):  # False for NaN too
         return None
     return rounded.astype(np.int32).view(np.float32)

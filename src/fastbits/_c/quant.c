@@ -160,10 +160,11 @@ static FB_ALWAYS_INLINE double dq_i32(const char *x, float zero, const dq_scale_
     } while (0)
 
 /* A contiguous int32 row into float32 with one finite scale, 4 elements at a time by AVX2 and
-   FMA (the AVX2 level, cpu.h): x - z exact in a double, its product with the scale rounded to
-   nearest and the rounding error by fma; where the error is not 0 and the product's last bit
-   even, a step of one in its bits toward the exact product makes it the product rounded to
-   odd, which vcvtpd2ps rounds once, as the exact product.  Returns the elements done. */
+   FMA (the AVX2 level, cpu.h), dq_odd_product's rule in vectors: x - z exact in a double, its
+   product with the scale rounded to nearest and the rounding error by fma; where the error is
+   not 0 and the product's last bit even, a step of one in its bits toward the exact product
+   makes it the product rounded to odd, which vcvtpd2ps rounds once, as the exact product.
+   Returns the elements done. */
 #if FB_HAVE_AVX2
 __attribute__((target("avx2,fma"))) static fb_ssize dq_i32_vectors(char *o, const char *x, int32_t z, float s,
                                                                   fb_ssize n) {
