@@ -18,6 +18,11 @@
 #include <string.h>
 
 #define CHUNK_BYTES 4096 /* computed in L1, then streamed out */
+/* A Cast's input in the other byte order, swapped into L1 this many bytes at a time: each
+   chunk's conversion ends its streaming stores with a fence.  4M '>f4' into float16 over the
+   native input's time, medians of 25 interleaved calls, 2 threads (1 thread): chunks of 4 KiB
+   1.94x (1.63x), 16 KiB 1.69x (1.49x). */
+#define SWAP_CHUNK_BYTES 16384
 
 /* The operations, on x and y of the unsigned type T of W bits (S: the signed type).  A shift
    amount is read as unsigned, so that a negative amount of a signed type is out of range too,
@@ -402,13 +407,13 @@ static const row_fn rows[FB_OP_COPY][4] = {
     WIDTH_ROWS(shr), WIDTH_ROWS(sar), WIDTH_ROWS(not),
 };
 
-/* A Cast's row; an input in the other byte order is swapped CHUNK_BYTES at a time into a
+/* A Cast's row; an input in the other byte order is swapped SWAP_CHUNK_BYTES at a time into a
    buffer the conversion then reads, so the values cross memory once. */
 static void convert_row(const fb_kernel *k, char *o, fb_ssize so, const char *a, fb_ssize sa, fb_ssize n) {
     const fb_cast *c = (const fb_cast *)k->table;
     const int stream = k->stream && n >= 2 * CHUNK_BYTES / k->width;
-    FB_ALIGNED(64) char swapped[CHUNK_BYTES];
-    const fb_ssize chunk = CHUNK_BYTES / k->in_width;
+    FB_ALIGNED(64) char swapped[SWAP_CHUNK_BYTES];
+    const fb_ssize chunk = SWAP_CHUNK_BYTES / k->in_width;
     fb_ssize start, m;
     if (!k->swap) {
         fb_convert_row(stream, c, o, so, a, sa, n);
