@@ -67,7 +67,8 @@ def main() -> None:
          lambda: fastbits.cast(x, e4m3)),
         ("cast e8m0 from >f4 (vs e4m3fn fresh)", lambda: fastbits.cast(swapped, e8m0), lambda: fastbits.cast(x, e4m3)),
         # each layout against the same conversion's fresh call
-        ("cast e4m3fn order=F (vs its fresh)", lambda: fastbits.cast(x, e4m3, order="F"), lambda: fastbits.cast(x, e4m3)),
+        ("cast e4m3fn order=F (vs its fresh)", lambda: fastbits.cast(x, e4m3, order="F"),
+         lambda: fastbits.cast(x, e4m3)),
         ("cast e4m3fn from >f4 (vs its fresh)", lambda: fastbits.cast(swapped, e4m3), lambda: fastbits.cast(x, e4m3)),
         ("cast float16 order=F (vs its fresh)", lambda: fastbits.cast(x, np.float16, order="F"),
          lambda: fastbits.cast(x, np.float16)),
