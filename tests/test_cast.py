@@ -379,6 +379,27 @@ def test_large_transposed_layouts_give_the_fresh_results(ops, src, dst):
 
 @pytest.mark.compiled
 @pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
+def test_compiled_orders_are_laid_out_by_the_engine(monkeypatch):
+    """A fresh result in every order, spelled in either case, is laid out by the compiled path
+    itself: with the reference's checks and layout (``_cast_py.run``) made to fail, each call
+    succeeds, in the layout the order asks for."""
+    x = np.arange(-20, 20, dtype=np.float32).reshape(8, 5)
+    expected = COMPILED.cast(x, DataType.FLOAT16)
+
+    def reference(*args):
+        raise AssertionError("the reference laid out a call the compiled path takes")
+
+    monkeypatch.setattr(_cast_py, "run", reference)
+    for source in (x, np.asfortranarray(x)):
+        for order in "CFAKcfak":
+            got = COMPILED.cast(source, DataType.FLOAT16, order=order)
+            f_order = order in "Ff" or (order in "AaKk" and source.flags.f_contiguous)
+            assert (got.flags.f_contiguous if f_order else got.flags.c_contiguous), (order, got.strides)
+            assert np.array_equal(got, expected), order
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(COMPILED is None, reason="the compiled path is not built")
 @pytest.mark.parametrize(("src", "dst"), _LAYOUT_PAIRS, ids=lambda t: t.name)
 def test_compiled_layouts_run_the_c_conversions(monkeypatch, src, dst):
     """``out=``, an order and a byte-swapped input run the C conversions on the compiled path:
